@@ -1,0 +1,83 @@
+import { z } from 'zod';
+
+const commaList = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0),
+  );
+
+const tag = z.string().regex(/^[a-z0-9]{1,16}$/, 'a tag is 1-16 lowercase letters or digits');
+
+/**
+ * Everything configurable, parsed once at start from the environment the host provides. Nothing in shared/
+ * reads process.env: hosts pass the environment to `parseGatewayConfig`.
+ */
+const environmentSchema = z.object({
+  GATEWAY_KEY_TAG: tag.default('gw'),
+  GATEWAY_HOLDER_TAG: tag.default('hold'),
+  /** The valid upstream prefixes, in order; `lb` is the default upstream. Production lists 17. */
+  GATEWAY_UPSTREAM_PREFIXES: commaList.default(['lb', 'lb2', 'alpha', 'beta', 'gamma']),
+  /** How long the gateway waits for an upstream's response headers, and then between stream chunks. */
+  GATEWAY_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(300_000),
+  GATEWAY_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(2_097_152),
+  /** Output allowance reserved when neither the request, the model nor the policy states a maximum. */
+  GATEWAY_DEFAULT_OUTPUT_CAP: z.coerce.number().int().positive().default(4096),
+  /** How long key, member and connection lookups are cached in memory. Revocation does not wait for it. */
+  GATEWAY_CACHE_TTL_MS: z.coerce.number().int().nonnegative().default(30_000),
+  GATEWAY_TABLE_CONTROL: z.string().min(3),
+  GATEWAY_TABLE_USAGE: z.string().min(3),
+  GATEWAY_TABLE_ROLLUPS: z.string().min(3),
+  /** Set by the local host to its embedded store; absent on AWS. */
+  GATEWAY_DYNAMODB_ENDPOINT: z.url().optional(),
+  AWS_REGION: z.string().default('us-east-1'),
+  GATEWAY_SECRET_STORE: z.enum(['file', 'secrets-manager']).default('secrets-manager'),
+  /** The local secret file (mode 0600), with `GATEWAY_SECRET_STORE=file`. */
+  GATEWAY_SECRET_FILE: z.string().optional(),
+  /** Name prefix of the Secrets Manager secrets that hold provider credentials. */
+  GATEWAY_SECRET_PREFIX: z.string().default('model-gateway/dev'),
+});
+
+export type GatewayConfig = ReturnType<typeof toConfig>;
+
+function toConfig(env: z.infer<typeof environmentSchema>) {
+  if (!env.GATEWAY_UPSTREAM_PREFIXES.includes('lb')) {
+    throw new Error('GATEWAY_UPSTREAM_PREFIXES must include the default upstream "lb"');
+  }
+  if (env.GATEWAY_SECRET_STORE === 'file' && !env.GATEWAY_SECRET_FILE) {
+    throw new Error('GATEWAY_SECRET_FILE is required when GATEWAY_SECRET_STORE is "file"');
+  }
+  return {
+    keyTag: env.GATEWAY_KEY_TAG,
+    holderTag: env.GATEWAY_HOLDER_TAG,
+    upstreamPrefixes: env.GATEWAY_UPSTREAM_PREFIXES,
+    upstreamTimeoutMs: env.GATEWAY_UPSTREAM_TIMEOUT_MS,
+    bodyLimitBytes: env.GATEWAY_BODY_LIMIT_BYTES,
+    defaultOutputCap: env.GATEWAY_DEFAULT_OUTPUT_CAP,
+    cacheTtlMs: env.GATEWAY_CACHE_TTL_MS,
+    /** A lease outlives the longest request the time-outs allow, so only a dead request's lease expires. */
+    leaseTtlMs: Math.max(env.GATEWAY_UPSTREAM_TIMEOUT_MS * 2, 60_000) + 60_000,
+    tables: {
+      control: env.GATEWAY_TABLE_CONTROL,
+      usage: env.GATEWAY_TABLE_USAGE,
+      rollups: env.GATEWAY_TABLE_ROLLUPS,
+    },
+    dynamoEndpoint: env.GATEWAY_DYNAMODB_ENDPOINT,
+    region: env.AWS_REGION,
+    secretStore:
+      env.GATEWAY_SECRET_STORE === 'file'
+        ? ({ kind: 'file', path: env.GATEWAY_SECRET_FILE as string } as const)
+        : ({ kind: 'secrets-manager', prefix: env.GATEWAY_SECRET_PREFIX } as const),
+  };
+}
+
+export function parseGatewayConfig(environment: Record<string, string | undefined>): GatewayConfig {
+  const parsed = environmentSchema.safeParse(environment);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    throw new Error(`invalid gateway configuration: ${problems}`);
+  }
+  return toConfig(parsed.data);
+}

@@ -1,0 +1,69 @@
+/**
+ * The one error type of the gateway. Every refusal the gateway itself makes is a GatewayError with an HTTP
+ * status and a machine-readable code; renderers put it into the envelope of the caller's wire format.
+ * Upstream errors are not GatewayErrors: they are relayed with the upstream's own status and body.
+ */
+export type GatewayErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'not_found_error'
+  | 'request_too_large'
+  | 'rate_limit_error'
+  | 'upstream_error'
+  | 'api_error';
+
+export class GatewayError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly type: GatewayErrorType;
+  /** Extra response headers, such as `retry-after` on 429. */
+  readonly headers: Record<string, string>;
+
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    options: { cause?: unknown; headers?: Record<string, string> } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.name = 'GatewayError';
+    this.status = status;
+    this.code = code;
+    this.type = errorTypeForStatus(status);
+    this.headers = options.headers ?? {};
+  }
+}
+
+function errorTypeForStatus(status: number): GatewayErrorType {
+  switch (status) {
+    case 400:
+      return 'invalid_request_error';
+    case 401:
+      return 'authentication_error';
+    case 403:
+      return 'permission_error';
+    case 404:
+      return 'not_found_error';
+    case 413:
+      return 'request_too_large';
+    case 429:
+      return 'rate_limit_error';
+    case 502:
+    case 504:
+      return 'upstream_error';
+    default:
+      return 'api_error';
+  }
+}
+
+export const badRequest = (code: string, message: string) => new GatewayError(400, code, message);
+export const unauthorized = (code: string, message: string) => new GatewayError(401, code, message);
+export const forbidden = (code: string, message: string) => new GatewayError(403, code, message);
+export const notFound = (code: string, message: string) => new GatewayError(404, code, message);
+
+/** Anything that is not a GatewayError is an internal fault: its details stay in the log, never in the answer. */
+export function toGatewayError(error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  return new GatewayError(500, 'internal_error', 'The gateway failed to handle the request.', { cause: error });
+}

@@ -1,0 +1,49 @@
+import type { GatewayError } from './gateway-error.ts';
+import type { ErrorEnvelope } from './wire.ts';
+
+export interface JsonResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Renders a gateway error in the envelope the caller's SDK parses, so each official SDK raises its own typed
+ * error with our message, and the machine-readable code is always present.
+ */
+export function renderError(error: GatewayError, envelope: ErrorEnvelope): JsonResponse {
+  return {
+    statusCode: error.status,
+    headers: { 'content-type': 'application/json', ...error.headers },
+    body: JSON.stringify(errorBody(error, envelope)),
+  };
+}
+
+function errorBody(error: GatewayError, envelope: ErrorEnvelope): unknown {
+  switch (envelope) {
+    case 'openai':
+      return { error: { message: error.message, type: error.type, code: error.code, param: null } };
+    case 'anthropic':
+      return { type: 'error', error: { type: error.type, message: error.message, code: error.code } };
+    case 'gemini':
+      return {
+        error: { code: error.status, message: error.message, status: geminiStatus(error.status), reason: error.code },
+      };
+    default: {
+      const unknownEnvelope: never = envelope;
+      throw new Error(`unknown envelope ${String(unknownEnvelope)}`);
+    }
+  }
+}
+
+/** google.rpc.Code names, as generate-content clients expect them. */
+function geminiStatus(status: number): string {
+  if (status === 400 || status === 413) return 'INVALID_ARGUMENT';
+  if (status === 401) return 'UNAUTHENTICATED';
+  if (status === 403) return 'PERMISSION_DENIED';
+  if (status === 404) return 'NOT_FOUND';
+  if (status === 429) return 'RESOURCE_EXHAUSTED';
+  if (status === 504) return 'DEADLINE_EXCEEDED';
+  if (status === 502 || status === 503) return 'UNAVAILABLE';
+  return 'INTERNAL';
+}

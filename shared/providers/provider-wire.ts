@@ -1,0 +1,41 @@
+import type { UpstreamWire } from '../http/wire.ts';
+import type { StreamUsageReader, UsageReport } from './usage-report.ts';
+
+/** What a wire needs to know of a connection to call it. */
+export interface UpstreamTarget {
+  /** The connection's base URL, e.g. `https://api.example.com/v1`. */
+  baseUrl: string;
+  /** The provider credential, read from the secret store; it never leaves the gateway except to this upstream. */
+  credential: string;
+}
+
+export interface UpstreamHttpRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The operations a client can ask of a wire. */
+export type WireOperation = 'generate' | 'count-tokens';
+
+export interface BuildUpstreamRequestInput {
+  target: UpstreamTarget;
+  /** The client's body, already validated; unknown fields are kept so they reach the provider untouched. */
+  body: Record<string, unknown>;
+  /** The model name the upstream knows. */
+  upstreamModel: string;
+  stream: boolean;
+  operation: WireOperation;
+}
+
+/**
+ * One upstream wire format: how to address it, how it authenticates, and where its usage is. Wires know
+ * formats, not storage: nothing here reads or writes the store.
+ */
+export interface ProviderWire {
+  readonly wire: UpstreamWire;
+  buildUpstreamRequest(input: BuildUpstreamRequestInput): UpstreamHttpRequest;
+  /** Usage in a whole (non-streamed) response body; `undefined` when absent. */
+  usageFromBody(body: unknown): UsageReport | undefined;
+  createStreamUsageReader(): StreamUsageReader;
+}

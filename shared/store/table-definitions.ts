@@ -1,0 +1,48 @@
+/**
+ * The tables, described once: the local host creates them in its embedded store and the CDK stack declares
+ * them, so both hosts run on the same keys and indexes. Physical names are never hard-coded: the stack passes
+ * them to functions and the local host picks its own.
+ */
+export interface IndexDefinition {
+  readonly name: string;
+  readonly partitionKey: string;
+  readonly sortKey?: string;
+  readonly projection: 'ALL' | 'KEYS_ONLY';
+}
+
+export interface TableDefinition {
+  readonly logicalName: 'control' | 'usage' | 'rollups';
+  readonly partitionKey: string;
+  readonly sortKey?: string;
+  readonly indexes: readonly IndexDefinition[];
+  /** Attribute holding an epoch-seconds expiry, where records expire. */
+  readonly timeToLiveAttribute?: string;
+}
+
+/** Members, keys, key-secret lookups and connections; one item per member carries all admission state. */
+export const controlTable: TableDefinition = {
+  logicalName: 'control',
+  partitionKey: 'pk',
+  // KEYS_ONLY: admission rewrites member items constantly and must not replicate that churn into the index.
+  indexes: [{ name: 'kind-index', partitionKey: 'kind', sortKey: 'id', projection: 'KEYS_ONLY' }],
+};
+
+/** One record per admitted request: metadata only, never a prompt or an answer. */
+export const usageTable: TableDefinition = {
+  logicalName: 'usage',
+  partitionKey: 'id',
+  indexes: [
+    { name: 'member-time-index', partitionKey: 'memberId', sortKey: 'startedAt', projection: 'ALL' },
+    { name: 'day-time-index', partitionKey: 'day', sortKey: 'startedAt', projection: 'ALL' },
+  ],
+};
+
+/** Hourly counters per member, key, upstream, provider and model, read by the usage view. */
+export const rollupsTable: TableDefinition = {
+  logicalName: 'rollups',
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  indexes: [],
+};
+
+export const tableDefinitions = [controlTable, usageTable, rollupsTable] as const;

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Integration tests start real servers; two cores are shared, so keep parallelism modest.
+    maxWorkers: 2,
+    env: { AWS_SDK_JS_SUPPRESS_NODE_DEPRECATION_WARNING: '1' },
+  },
+});
