@@ -1,13 +1,11 @@
 import { z } from 'zod';
 
-const commaList = z
-  .string()
-  .transform((value) =>
-    value
-      .split(',')
-      .map((item) => item.trim())
-      .filter((item) => item.length > 0),
-  );
+const commaList = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0),
+);
 
 const tag = z.string().regex(/^[a-z0-9]{1,16}$/, 'a tag is 1-16 lowercase letters or digits');
 

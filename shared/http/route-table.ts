@@ -81,8 +81,7 @@ export function matchRoute(method: string, path: string, upstreamPrefixes: reado
 
 function findRoute(method: string, path: string): RouteDefinition | undefined {
   return routeTable.find(
-    (route) =>
-      route.method === method && (route.match === 'exact' ? route.path === path : path.startsWith(route.path)),
+    (route) => route.method === method && (route.match === 'exact' ? route.path === path : path.startsWith(route.path)),
   );
 }
 

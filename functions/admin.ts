@@ -1,0 +1,5 @@
+import { handleAdmin } from '../shared/admin/admin-api.ts';
+import { streamingEntry } from './streaming-entry.ts';
+
+/** The admin API under `/admin/v1/`. */
+export const handler = streamingEntry((services, request) => handleAdmin(services, request));

@@ -1,0 +1,5 @@
+import { handleModels } from '../shared/pipeline/handle-models.ts';
+import { streamingEntry } from './streaming-entry.ts';
+
+/** `GET /v1/models`. */
+export const handler = streamingEntry((services, request) => handleModels(services, request));

@@ -1,0 +1,55 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { GatewayServices } from '../shared/config/gateway-services.ts';
+import { GatewayError } from '../shared/http/gateway-error.ts';
+import { fromFunctionUrlEvent, type GatewayRequest, type GatewayResponse } from '../shared/http/gateway-request.ts';
+import { renderError } from '../shared/http/render-error.ts';
+import { matchRoute, type RouteMatch, routesForPath } from '../shared/http/route-table.ts';
+import { servicesFromEnvironment } from './gateway-runtime.ts';
+
+/** What the local host adds to the invocation context; absent on Lambda. */
+export interface HostContext extends Context {
+  gatewayServices?: GatewayServices;
+  /** Aborted when the client disconnects before the response starts. */
+  clientSignal?: AbortSignal;
+}
+
+export type RouteHandler = (
+  services: GatewayServices,
+  request: GatewayRequest,
+  route: RouteMatch,
+) => Promise<GatewayResponse>;
+
+/**
+ * A function-URL entry in RESPONSE_STREAM mode: a middy chain and one call into shared/. middy pipes the body
+ * to the client with backpressure; its `requestEnd` hook then waits for settlement, so accounting finishes after
+ * the client's response has ended but before the invocation returns.
+ */
+export function streamingEntry(handle: RouteHandler) {
+  const pendingSettlements = new WeakMap<object, Promise<void>>();
+  return middy<APIGatewayProxyEventV2, unknown, Error, HostContext>({
+    streamifyResponse: true,
+    requestEnd: async (request) => {
+      await pendingSettlements.get(request.context);
+    },
+  }).handler(async (event, context) => {
+    const services = context.gatewayServices ?? servicesFromEnvironment();
+    const request = fromFunctionUrlEvent(event, context.clientSignal);
+    const route = matchRoute(request.method, request.path, services.config.upstreamPrefixes);
+    const response = route ? await handle(services, request, route) : unknownRoute(request);
+    if (response.afterResponse) pendingSettlements.set(context, response.afterResponse);
+    return { statusCode: response.statusCode, headers: response.headers, body: response.body };
+  });
+}
+
+/** A path no route serves: 405 when another method would have matched, else 404 (spec §7). */
+export function unknownRoute(request: GatewayRequest): GatewayResponse {
+  const methods = routesForPath(request.path).map((route) => route.method);
+  const error =
+    methods.length > 0
+      ? new GatewayError(405, 'method_not_allowed', `Use ${methods.join(' or ')} for ${request.path}.`, {
+          headers: { allow: methods.join(', ') },
+        })
+      : new GatewayError(404, 'unknown_route', `No route at ${request.method} ${request.path}.`);
+  return renderError(error, 'openai');
+}

@@ -1,0 +1,92 @@
+import { mkdir } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { reapAllExpiredLeases } from '../../shared/accounting/reap-all.ts';
+import { bootstrapAdministrator } from '../../shared/admin/bootstrap-admin.ts';
+import { parseGatewayConfig } from '../../shared/config/gateway-config.ts';
+import { createGatewayServices, type GatewayServices } from '../../shared/config/gateway-services.ts';
+import { logger } from '../../shared/observability/logger.ts';
+import { startEmbeddedStore } from './embedded-store.ts';
+import { loadLocalFunctions } from './local-functions.ts';
+import { createLocalServer } from './local-server.ts';
+
+export interface GatewayHostOptions {
+  host: string;
+  port: number;
+  dataDir: string;
+  adminKey: string | undefined;
+  /** Further settings, as the environment would give them (GATEWAY_UPSTREAM_TIMEOUT_MS and the like). */
+  environment?: Record<string, string | undefined>;
+  /** How often the reaper looks for requests that died before settling; 0 turns it off. */
+  reaperIntervalMs?: number;
+}
+
+export interface GatewayHost {
+  url: string;
+  services: GatewayServices;
+  adminMemberId: string;
+  /** The administrator key created by this start, shown once; undefined when the store already had one. */
+  issuedAdminKey: string | undefined;
+  close(): Promise<void>;
+}
+
+/** Starts the whole gateway on one machine: embedded store, tables, first administrator, HTTP server, reaper. */
+export async function startGatewayHost(options: GatewayHostOptions): Promise<GatewayHost> {
+  const dataDir = resolve(options.dataDir);
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const store = await startEmbeddedStore(dataDir);
+  const config = parseGatewayConfig({
+    ...options.environment,
+    GATEWAY_TABLE_CONTROL: store.tableNames.control,
+    GATEWAY_TABLE_USAGE: store.tableNames.usage,
+    GATEWAY_TABLE_ROLLUPS: store.tableNames.rollups,
+    GATEWAY_DYNAMODB_ENDPOINT: store.endpoint,
+    AWS_REGION: 'local',
+    GATEWAY_SECRET_STORE: 'file',
+    GATEWAY_SECRET_FILE: join(dataDir, 'secrets.json'),
+  });
+  const services = createGatewayServices(config);
+  const bootstrap = await bootstrapAdministrator(services, options.adminKey);
+  const server = createLocalServer(services, await loadLocalFunctions());
+  await listen(server, options.port, options.host);
+  const { port } = server.address() as AddressInfo;
+
+  const reaperIntervalMs = options.reaperIntervalMs ?? 60_000;
+  const reaper =
+    reaperIntervalMs > 0
+      ? setInterval(() => {
+          reapAllExpiredLeases(services).catch((error: unknown) => logger.error('reaper failed', { error }));
+        }, reaperIntervalMs)
+      : undefined;
+  reaper?.unref();
+
+  return {
+    url: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`,
+    services,
+    adminMemberId: bootstrap.adminMemberId,
+    issuedAdminKey: bootstrap.issuedKey,
+    async close() {
+      if (reaper) clearInterval(reaper);
+      await new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeIdleConnections();
+        // Open streams get a moment to finish, then are cut; their settlement still runs below.
+        setTimeout(() => server.closeAllConnections(), 2_000).unref();
+      });
+      await Promise.allSettled([...services.background]);
+      services.client.destroy();
+      await store.close();
+    },
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolveListen();
+    });
+  });
+}

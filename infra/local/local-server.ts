@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { HostContext } from '../../functions/streaming-entry.ts';
+import { unknownRoute } from '../../functions/streaming-entry.ts';
+import type { GatewayServices } from '../../shared/config/gateway-services.ts';
+import { fromFunctionUrlEvent } from '../../shared/http/gateway-request.ts';
+import { payloadTooLarge } from '../../shared/http/read-request.ts';
+import { renderError } from '../../shared/http/render-error.ts';
+import type { FunctionId } from '../../shared/http/route-table.ts';
+import { matchRoute } from '../../shared/http/route-table.ts';
+import { errorEnvelopeFor } from '../../shared/http/wire.ts';
+import { logger } from '../../shared/observability/logger.ts';
+import { toFunctionUrlEvent } from './function-url-event.ts';
+import type { LocalFunction } from './local-functions.ts';
+
+/**
+ * The one-machine host: a Node HTTP server that turns each request into a function-URL event and hands it,
+ * with the real response as its stream, to the same handler Lambda runs. It reads the body only up to the
+ * limit, so an oversized request is refused without being buffered.
+ */
+export function createLocalServer(services: GatewayServices, functions: Record<FunctionId, LocalFunction>): Server {
+  return createServer((request, response) => {
+    handle(services, functions, request, response).catch((error: unknown) => {
+      logger.error('local host failed to answer', { error });
+      if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
+      response.end();
+    });
+  });
+}
+
+async function handle(
+  services: GatewayServices,
+  functions: Record<FunctionId, LocalFunction>,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const url = new URL(request.url ?? '/', `http://${request.headers.host ?? 'localhost'}`);
+  const method = request.method ?? 'GET';
+  const route = matchRoute(method, url.pathname, services.config.upstreamPrefixes);
+  if (!route) {
+    const body = await readLimited(request, services.config.bodyLimitBytes);
+    const answer = unknownRoute(fromFunctionUrlEvent(toFunctionUrlEvent(request, url, body ?? Buffer.alloc(0))));
+    response.writeHead(answer.statusCode, answer.headers).end(answer.body);
+    return;
+  }
+  const body = await readLimited(request, services.config.bodyLimitBytes);
+  if (body === undefined) {
+    const answer = renderError(payloadTooLarge(services.config.bodyLimitBytes), errorEnvelopeFor(route.route.wire));
+    // The rest of the body is never read: answer, then close the connection.
+    response.writeHead(answer.statusCode, { ...answer.headers, connection: 'close' }).end(answer.body, () => {
+      request.destroy();
+    });
+    return;
+  }
+  const clientGone = new AbortController();
+  response.once('close', () => {
+    if (!response.writableFinished) clientGone.abort();
+  });
+  const context = {
+    awsRequestId: randomUUID(),
+    functionName: route.route.functionId,
+    gatewayServices: services,
+    clientSignal: clientGone.signal,
+  } as unknown as HostContext;
+  await functions[route.route.functionId](toFunctionUrlEvent(request, url, body), response, context).catch(
+    (error: unknown) => {
+      // A client that left mid-stream ends the pipe with an error; settlement has already been started.
+      if (!clientGone.signal.aborted) throw error;
+    },
+  );
+}
+
+/** Reads the body up to the limit; `undefined` as soon as it is over (a stated length over it is not read at all). */
+async function readLimited(request: IncomingMessage, limitBytes: number): Promise<Buffer | undefined> {
+  const statedLength = Number(request.headers['content-length'] ?? 0);
+  if (statedLength > limitBytes) return undefined;
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of request) {
+    total += (chunk as Buffer).length;
+    if (total > limitBytes) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}

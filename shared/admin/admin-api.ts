@@ -1,0 +1,166 @@
+import type { z } from 'zod';
+import { authenticate } from '../auth/authenticate.ts';
+import { type GatewayServices, secretNameForConnection } from '../config/gateway-services.ts';
+import { badRequest, forbidden, notFound, toGatewayError } from '../http/gateway-error.ts';
+import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
+import { checkRequestEnvelope, readJsonObject } from '../http/read-request.ts';
+import { renderError } from '../http/render-error.ts';
+import { logger } from '../observability/logger.ts';
+import { describeIssues } from '../pipeline/describe-issues.ts';
+import { createConnection, listConnections, setConnectionEnabled } from '../store/connection-store.ts';
+import { toConnectionView } from '../store/control-items.ts';
+import { createKey, listKeys, revokeKey, rotateKey } from '../store/key-store.ts';
+import { createMember, getMember, listMembers, setMemberStatus } from '../store/member-store.ts';
+import { createConnectionBody, createKeyBody, createMemberBody } from './admin-schemas.ts';
+
+type AdminAction = (services: GatewayServices, request: GatewayRequest, id: string) => Promise<[number, unknown]>;
+
+interface AdminRoute {
+  method: 'GET' | 'POST';
+  /** Path below `/admin/v1`, with `:id` standing for one path segment. */
+  pattern: string;
+  action: AdminAction;
+}
+
+function parseBody<Schema extends z.ZodType>(schema: Schema, request: GatewayRequest): z.infer<Schema> {
+  const parsed = schema.safeParse(readJsonObject(request));
+  if (!parsed.success) throw badRequest('invalid_request', describeIssues(parsed.error));
+  return parsed.data;
+}
+
+const adminRoutes: AdminRoute[] = [
+  {
+    method: 'POST',
+    pattern: '/members',
+    async action(services, request) {
+      const body = parseBody(createMemberBody, request);
+      return [201, { member: await createMember(services.control, body, services.now()) }];
+    },
+  },
+  {
+    method: 'GET',
+    pattern: '/members',
+    action: async (services) => [200, { members: await listMembers(services.control) }],
+  },
+  ...(['disable', 'enable', 'suspend'] as const).map(
+    (verb): AdminRoute => ({
+      method: 'POST',
+      pattern: `/members/:id/${verb}`,
+      async action(services, _request, id) {
+        const status = verb === 'enable' ? 'active' : verb === 'disable' ? 'disabled' : 'suspended';
+        return [200, { member: await setMemberStatus(services.control, id, status) }];
+      },
+    }),
+  ),
+  {
+    method: 'POST',
+    pattern: '/keys',
+    async action(services, request) {
+      const body = parseBody(createKeyBody, request);
+      const member = await getMember(services.control, body.memberId, true);
+      if (!member) throw notFound('member_not_found', `No member has the id ${body.memberId}.`);
+      if (member.role === 'holder') throw badRequest('holder_member', 'Holder wallets get holder keys.');
+      const issued = await createKey(
+        services.control,
+        { ...body, expiresAt: body.expiresAt ?? null, tag: services.config.keyTag },
+        services.now(),
+      );
+      return [201, issued];
+    },
+  },
+  {
+    method: 'GET',
+    pattern: '/keys',
+    async action(services, request) {
+      return [200, { keys: await listKeys(services.control, request.query.get('memberId') ?? undefined) }];
+    },
+  },
+  {
+    method: 'POST',
+    pattern: '/keys/:id/revoke',
+    action: async (services, _request, id) => [200, { key: await revokeKey(services.control, id) }],
+  },
+  {
+    method: 'POST',
+    pattern: '/keys/:id/rotate',
+    action: async (services, _request, id) => [
+      200,
+      await rotateKey(services.control, id, services.config.keyTag, services.now()),
+    ],
+  },
+  {
+    method: 'POST',
+    pattern: '/connections',
+    async action(services, request) {
+      const { apiKey, ...body } = parseBody(createConnectionBody, request);
+      if (!services.config.upstreamPrefixes.includes(body.upstream)) {
+        throw badRequest('invalid_upstream', `"${body.upstream}" is not an upstream prefix of this gateway.`);
+      }
+      // The credential is stored first: a connection must never exist without the secret it points to.
+      const connection = await createConnection(
+        services.control,
+        { ...body, secretName: (id) => secretNameForConnection(services.config, id) },
+        services.now(),
+        async (secretName) => services.secrets.write(secretName, apiKey),
+      );
+      return [201, { connection: toConnectionView(connection) }];
+    },
+  },
+  {
+    method: 'GET',
+    pattern: '/connections',
+    action: async (services) => [200, { connections: (await listConnections(services.control)).map(toConnectionView) }],
+  },
+  ...(['enable', 'disable'] as const).map(
+    (verb): AdminRoute => ({
+      method: 'POST',
+      pattern: `/connections/:id/${verb}`,
+      action: async (services, _request, id) => [
+        200,
+        { connection: await setConnectionEnabled(services.control, id, verb === 'enable') },
+      ],
+    }),
+  ),
+];
+
+function matchAdminRoute(method: string, path: string): { route: AdminRoute; id: string } | undefined {
+  const segments = path.split('/');
+  for (const route of adminRoutes) {
+    if (route.method !== method) continue;
+    const pattern = `/admin/v1${route.pattern}`.split('/');
+    if (pattern.length !== segments.length) continue;
+    let id = '';
+    const matches = pattern.every((part, index) => {
+      if (part === ':id') {
+        id = decodeURIComponent(segments[index] ?? '');
+        return id.length > 0;
+      }
+      return part === segments[index];
+    });
+    if (matches) return { route, id };
+  }
+  return undefined;
+}
+
+/** The admin API: authenticated with a gateway key whose member is an administrator. */
+export async function handleAdmin(services: GatewayServices, request: GatewayRequest): Promise<GatewayResponse> {
+  try {
+    checkRequestEnvelope(request, services.config.bodyLimitBytes);
+    const principal = await authenticate(services, request.headers, { fresh: true });
+    if (principal.member.role !== 'admin') throw forbidden('admin_only', 'Only administrators may use the admin API.');
+    const match = matchAdminRoute(request.method, request.path);
+    if (!match) throw notFound('unknown_route', `No admin operation at ${request.method} ${request.path}.`);
+    const [statusCode, result] = await match.route.action(services, request, match.id);
+    if (request.method === 'POST') {
+      // This process sees its own changes at once; other instances within the cache time (revocation excepted).
+      services.caches.principals.clear();
+      services.caches.connections.clear();
+      logger.info('admin change', { operation: match.route.pattern, by: principal.keyId, id: match.id });
+    }
+    return { statusCode, headers: { 'content-type': 'application/json' }, body: JSON.stringify(result) };
+  } catch (error) {
+    const gatewayError = toGatewayError(error);
+    if (gatewayError.status >= 500) logger.error('admin request failed', { error });
+    return renderError(gatewayError, 'openai');
+  }
+}

@@ -1,0 +1,86 @@
+import type { GatewayServices } from '../config/gateway-services.ts';
+import { badRequest, forbidden, unauthorized } from '../http/gateway-error.ts';
+import { toMemberProfile } from '../store/control-items.ts';
+import { findSecret, getKey } from '../store/key-store.ts';
+import { getMember } from '../store/member-store.ts';
+import { hashKeySecret } from './key-secret.ts';
+import type { Principal } from './principal.ts';
+
+/**
+ * The key from whichever of the three headers the caller's SDK uses (spec §5 rule 1). Two headers carrying
+ * different keys are refused rather than guessed between.
+ */
+export function extractKey(headers: Record<string, string | undefined>): string | undefined {
+  const bearer = headers.authorization?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
+  const candidates = [bearer, headers['x-api-key']?.trim(), headers['x-goog-api-key']?.trim()].filter(
+    (value): value is string => value !== undefined && value.length > 0,
+  );
+  const distinct = new Set(candidates);
+  if (distinct.size > 1) {
+    throw badRequest('conflicting_credentials', 'The request carries different keys in different headers.');
+  }
+  return candidates[0];
+}
+
+export async function authenticate(
+  services: GatewayServices,
+  headers: Record<string, string | undefined>,
+  options: { fresh?: boolean } = {},
+): Promise<Principal> {
+  const key = extractKey(headers);
+  if (!key) {
+    throw unauthorized(
+      'missing_key',
+      'No API key: send it as "Authorization: Bearer <key>", "x-api-key" or "x-goog-api-key".',
+    );
+  }
+  const { keyTag, holderTag } = services.config;
+  const holder = key.startsWith(`sk-${holderTag}-`);
+  if (!holder && !key.startsWith(`sk-${keyTag}-`)) throw unauthorized('invalid_key', 'The API key is not valid.');
+
+  // Administration reads fresh: it is rare, and an admin key revoked a moment ago must not act.
+  const principal = options.fresh
+    ? await loadPrincipal(services, key, holder)
+    : await services.caches.principals.getOrLoad(hashKeySecret(key), () => loadPrincipal(services, key, holder));
+  if (!principal) throw unauthorized('invalid_key', 'The API key is not valid.');
+  checkPrincipal(principal, services.now());
+  return principal;
+}
+
+async function loadPrincipal(services: GatewayServices, key: string, holder: boolean): Promise<Principal | undefined> {
+  const lookup = await findSecret(services.control, key);
+  if (!lookup) return undefined;
+  const [keyItem, memberItem] = await Promise.all([
+    getKey(services.control, lookup.keyId),
+    getMember(services.control, lookup.memberId),
+  ]);
+  if (!keyItem || !memberItem) return undefined;
+  return {
+    keyId: keyItem.id,
+    memberId: memberItem.id,
+    generation: lookup.generation,
+    currentGeneration: keyItem.generation,
+    keyState: keyItem.state,
+    keyExpiresAt: keyItem.expiresAt,
+    keyPolicy: keyItem.policy,
+    member: toMemberProfile(memberItem),
+    holder,
+  };
+}
+
+/** Refusals knowable without a write; admission's condition re-checks the ones that must be current. */
+export function checkPrincipal(principal: Principal, now: Date): void {
+  if (principal.keyState === 'revoked') throw unauthorized('key_revoked', 'The API key has been revoked.');
+  if (principal.generation !== principal.currentGeneration) {
+    throw unauthorized('key_rotated', 'The API key has been rotated; use its new secret.');
+  }
+  if (principal.keyExpiresAt !== null && Date.parse(principal.keyExpiresAt) <= now.getTime()) {
+    throw unauthorized('key_expired', 'The API key has expired.');
+  }
+  checkMemberStatus(principal.member.status);
+}
+
+export function checkMemberStatus(status: string): void {
+  if (status === 'disabled') throw forbidden('member_disabled', 'The member this key belongs to is disabled.');
+  if (status === 'suspended') throw forbidden('member_suspended', 'The member this key belongs to is suspended.');
+}

@@ -1,0 +1,16 @@
+import type { MemberProfile, Policy } from '../store/control-items.ts';
+
+/** Who is calling: the key and its member, as last read (admission re-checks what must be current). */
+export interface Principal {
+  keyId: string;
+  memberId: string;
+  /** The generation of the secret presented; older than the key's current one means rotated away. */
+  generation: number;
+  currentGeneration: number;
+  keyState: 'active' | 'revoked';
+  keyExpiresAt: string | null;
+  keyPolicy: Policy;
+  member: MemberProfile;
+  /** A holder-wallet key (`sk-<holder tag>-`). */
+  holder: boolean;
+}

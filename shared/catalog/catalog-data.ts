@@ -1,0 +1,133 @@
+import type { ClientWire } from '../http/wire.ts';
+
+/**
+ * A model the gateway knows by itself (spec §2.2). Connections may declare more models; those carry no limits
+ * of their own. Prices are data for display only: the usage view shows no cost (spec §4.6 rule 6).
+ */
+export interface CatalogModel {
+  publicId: string;
+  provider: string;
+  model: string;
+  name: string;
+  aliases: string[];
+  /** The name the upstream knows; the original id when the spec states none. */
+  upstreamModel: string;
+  contextWindow: number | null;
+  maxOutput: number | null;
+  inputModalities: string[];
+  reasoningEffort: { supported: string[]; default: string } | null;
+  thinkingRequired: boolean;
+  priceUsdPerMillionTokens: { input: number; output: number } | null;
+  /** The client wires this model can be called with. */
+  wires: ClientWire[];
+  /** The upstream prefix this model goes to when the caller chooses none (spec §4.3 rule 8). */
+  upstreamMarker: string | null;
+  holderPerk: 'available' | 'paused' | 'none';
+}
+
+const alphaEffort = { supported: ['low', 'high', 'max'], default: 'high' };
+
+export const catalogModels: readonly CatalogModel[] = [
+  {
+    publicId: 'alpha/alpha-k3',
+    provider: 'alpha',
+    model: 'alpha-k3',
+    name: 'Alpha K3',
+    aliases: ['alpha-k3'],
+    upstreamModel: 'k3',
+    contextWindow: 1_048_576,
+    maxOutput: null,
+    inputModalities: ['text', 'image', 'video'],
+    reasoningEffort: alphaEffort,
+    thinkingRequired: true,
+    priceUsdPerMillionTokens: { input: 0.75, output: 3.5 },
+    wires: ['openai-chat', 'openai-responses'],
+    upstreamMarker: 'alpha',
+    holderPerk: 'paused',
+  },
+  {
+    publicId: 'alpha/alpha-k3-256k',
+    provider: 'alpha',
+    model: 'alpha-k3-256k',
+    name: 'Alpha K3 256K',
+    aliases: ['alpha-k3-256k'],
+    upstreamModel: 'k3-256k',
+    contextWindow: 262_144,
+    maxOutput: null,
+    inputModalities: ['text', 'image'],
+    reasoningEffort: alphaEffort,
+    thinkingRequired: true,
+    priceUsdPerMillionTokens: { input: 0.75, output: 3.5 },
+    wires: ['openai-chat', 'openai-responses'],
+    upstreamMarker: 'alpha',
+    holderPerk: 'paused',
+  },
+  {
+    publicId: 'alpha/alpha-k2.7-code',
+    provider: 'alpha',
+    model: 'alpha-k2.7-code',
+    name: 'Alpha K2.7 Code',
+    aliases: ['alpha-k2.7-code'],
+    upstreamModel: 'alpha-for-coding',
+    contextWindow: 262_144,
+    maxOutput: null,
+    inputModalities: ['text', 'image', 'video'],
+    reasoningEffort: null,
+    thinkingRequired: true,
+    priceUsdPerMillionTokens: { input: 0.75, output: 3.5 },
+    wires: ['openai-chat', 'openai-responses'],
+    upstreamMarker: 'alpha',
+    holderPerk: 'paused',
+  },
+  {
+    publicId: 'alpha/alpha-k2.7-code-highspeed',
+    provider: 'alpha',
+    model: 'alpha-k2.7-code-highspeed',
+    name: 'Alpha K2.7 Code HighSpeed',
+    aliases: ['alpha-k2.7-code-highspeed'],
+    upstreamModel: 'alpha-for-coding-highspeed',
+    contextWindow: 262_144,
+    maxOutput: null,
+    inputModalities: ['text', 'image', 'video'],
+    reasoningEffort: null,
+    thinkingRequired: true,
+    priceUsdPerMillionTokens: { input: 2.25, output: 10.5 },
+    wires: ['openai-chat', 'openai-responses'],
+    upstreamMarker: 'alpha',
+    holderPerk: 'paused',
+  },
+  {
+    publicId: 'beta/beta-4-31b',
+    provider: 'beta',
+    model: 'beta-4-31b',
+    name: 'Beta 4 31B',
+    aliases: ['beta-4-31b'],
+    upstreamModel: 'beta-4-31b',
+    contextWindow: 131_000,
+    maxOutput: 32_768,
+    inputModalities: ['text'],
+    reasoningEffort: null,
+    thinkingRequired: false,
+    priceUsdPerMillionTokens: { input: 1.0, output: 1.5 },
+    wires: ['openai-chat'],
+    upstreamMarker: 'beta',
+    holderPerk: 'available',
+  },
+  {
+    publicId: 'gamma/gamma',
+    provider: 'gamma',
+    model: 'gamma',
+    name: 'Gamma (experimental)',
+    aliases: ['gamma'],
+    upstreamModel: 'gamma',
+    contextWindow: null,
+    maxOutput: null,
+    inputModalities: ['text'],
+    reasoningEffort: null,
+    thinkingRequired: false,
+    priceUsdPerMillionTokens: null,
+    wires: ['openai-chat'],
+    upstreamMarker: 'gamma',
+    holderPerk: 'none',
+  },
+];

@@ -1,0 +1,78 @@
+import type { ClientWire, UpstreamWire } from '../http/wire.ts';
+import type { ConnectionItem } from '../store/control-items.ts';
+import { type CatalogModel, catalogModels } from './catalog-data.ts';
+
+/** A model a request can name: a catalog entry, or a model a connection declares. */
+export interface KnownModel {
+  publicId: string;
+  provider: string;
+  model: string;
+  aliases: string[];
+  upstreamModel: string;
+  wires: ClientWire[];
+  upstreamMarker: string | null;
+  catalog: CatalogModel | undefined;
+}
+
+/** Which client wires a connection's upstream wire can serve without translation. */
+export function clientWiresServedBy(wire: UpstreamWire): ClientWire[] {
+  switch (wire) {
+    case 'openai-chat':
+      return ['openai-chat'];
+    case 'openai-responses':
+      return ['openai-responses'];
+    case 'anthropic-messages':
+      return ['anthropic-messages', 'anthropic-count-tokens'];
+    case 'gemini':
+      return ['gemini'];
+    default: {
+      const unknownWire: never = wire;
+      throw new Error(`unknown wire ${String(unknownWire)}`);
+    }
+  }
+}
+
+/** The model names a connection serves: its declared list, or else every catalog model of its provider. */
+export function modelsOfConnection(connection: ConnectionItem): string[] {
+  if (connection.models.length > 0) {
+    return connection.models.map((model) =>
+      model.startsWith(`${connection.provider}/`) ? model.slice(connection.provider.length + 1) : model,
+    );
+  }
+  return catalogModels.filter((entry) => entry.provider === connection.provider).map((entry) => entry.model);
+}
+
+export function knownModels(connections: readonly ConnectionItem[]): KnownModel[] {
+  const byId = new Map<string, KnownModel>();
+  for (const entry of catalogModels) {
+    byId.set(entry.publicId, {
+      publicId: entry.publicId,
+      provider: entry.provider,
+      model: entry.model,
+      aliases: entry.aliases,
+      upstreamModel: entry.upstreamModel,
+      wires: [...entry.wires],
+      upstreamMarker: entry.upstreamMarker,
+      catalog: entry,
+    });
+  }
+  for (const connection of connections) {
+    for (const model of modelsOfConnection(connection)) {
+      const publicId = `${connection.provider}/${model}`;
+      const known = byId.get(publicId);
+      if (known?.catalog) continue;
+      const wires = new Set([...(known?.wires ?? []), ...clientWiresServedBy(connection.wire)]);
+      byId.set(publicId, {
+        publicId,
+        provider: connection.provider,
+        model,
+        aliases: [model],
+        upstreamModel: model,
+        wires: [...wires],
+        upstreamMarker: null,
+        catalog: undefined,
+      });
+    }
+  }
+  return [...byId.values()];
+}

@@ -1,0 +1,38 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+
+/** A request as every handler sees it, whichever host received it. Header names are lowercase. */
+export interface GatewayRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: Record<string, string | undefined>;
+  body: Buffer;
+  requestId: string;
+  /** Aborted when the caller goes away before the response starts; hosts that can tell provide it. */
+  clientSignal: AbortSignal | undefined;
+}
+
+/** A response: a whole body, or a stream relayed as it arrives. */
+export interface GatewayResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string | ReadableStream<Uint8Array>;
+  /** Work that must finish after the client's response ends (settlement); hosts await it before returning. */
+  afterResponse?: Promise<void>;
+}
+
+/** Both hosts produce function-URL events (payload 2.0); this turns one into a GatewayRequest. */
+export function fromFunctionUrlEvent(event: APIGatewayProxyEventV2, clientSignal?: AbortSignal): GatewayRequest {
+  const headers: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(event.headers ?? {})) headers[name.toLowerCase()] = value;
+  const rawBody = event.body ?? '';
+  return {
+    method: event.requestContext.http.method.toUpperCase(),
+    path: event.rawPath,
+    query: new URLSearchParams(event.rawQueryString ?? ''),
+    headers,
+    body: Buffer.from(rawBody, event.isBase64Encoded ? 'base64' : 'utf8'),
+    requestId: event.requestContext.requestId,
+    clientSignal,
+  };
+}

@@ -1,0 +1,50 @@
+import { badRequest, GatewayError } from './gateway-error.ts';
+import type { GatewayRequest } from './gateway-request.ts';
+
+/** Query parameters that carry credentials in some clients; the gateway never reads a key from a URL. */
+const credentialParameters = ['key', 'api_key', 'apikey', 'api-key', 'access_token', 'token', 'x-api-key', 'auth'];
+
+export function payloadTooLarge(limitBytes: number): GatewayError {
+  return new GatewayError(413, 'request_too_large', `The request body exceeds the limit of ${limitBytes} bytes.`);
+}
+
+/**
+ * The read stage (spec §4.1 rules 2-3, §8): refuse credentials in the query string (even valid ones are never
+ * used), refuse WebSocket upgrades, and refuse bodies over the limit. The local host also stops reading at the
+ * limit; on Lambda the body arrives whole, so the length is checked here.
+ */
+export function checkRequestEnvelope(request: GatewayRequest, bodyLimitBytes: number): void {
+  for (const name of request.query.keys()) {
+    if (credentialParameters.includes(name.toLowerCase())) {
+      throw badRequest(
+        'query_credentials_refused',
+        'Credentials in the query string are refused; send the key in a header.',
+      );
+    }
+  }
+  if (request.headers.upgrade?.toLowerCase() === 'websocket') {
+    throw badRequest('websocket_refused', 'WebSocket inference is not supported; use HTTP with server-sent events.');
+  }
+  if (request.body.length > bodyLimitBytes) throw payloadTooLarge(bodyLimitBytes);
+}
+
+/** Parses a JSON object body; anything else is a 400 with a code that says what was wrong. */
+export function readJsonObject(request: GatewayRequest): Record<string, unknown> {
+  if (request.body.length === 0) throw badRequest('invalid_json', 'The request body is empty; send a JSON object.');
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(request.body);
+  } catch {
+    throw badRequest('invalid_encoding', 'The request body is not valid UTF-8.');
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw badRequest('invalid_json', 'The request body is not valid JSON.');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw badRequest('invalid_json', 'The request body must be a JSON object.');
+  }
+  return value as Record<string, unknown>;
+}

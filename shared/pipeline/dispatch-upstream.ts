@@ -1,0 +1,75 @@
+import { GatewayError } from '../http/gateway-error.ts';
+import type { UpstreamHttpRequest } from '../providers/provider-wire.ts';
+
+/** The caller went away before the upstream answered: there is nobody to send an error to. */
+export class ClientGoneError extends Error {
+  constructor() {
+    super('the client closed the connection');
+    this.name = 'ClientGoneError';
+  }
+}
+
+export interface UpstreamCall {
+  response: Response;
+  /** Aborts the upstream request (client gone, idle time-out). */
+  abort: (reason: unknown) => void;
+  signal: AbortSignal;
+}
+
+const timeoutReason = Symbol('upstream time-out');
+
+/**
+ * Sends the request upstream once: no retry, no fallback (spec §4.3 rule 5). The caller's abort signal cancels
+ * it; a connection failure is a 502 and no answer within the time-out a 504 (spec §7).
+ */
+export async function dispatchUpstream(
+  upstreamRequest: UpstreamHttpRequest,
+  options: { clientSignal: AbortSignal | undefined; timeoutMs: number },
+): Promise<UpstreamCall> {
+  const controller = new AbortController();
+  const abort = (reason: unknown) => controller.abort(reason);
+  const onClientAbort = () => abort(new ClientGoneError());
+  options.clientSignal?.addEventListener('abort', onClientAbort, { once: true });
+  if (options.clientSignal?.aborted) onClientAbort();
+  const timer = setTimeout(() => abort(timeoutReason), options.timeoutMs);
+  try {
+    const response = await fetch(upstreamRequest.url, {
+      method: 'POST',
+      headers: upstreamRequest.headers,
+      body: upstreamRequest.body,
+      signal: controller.signal,
+    });
+    return { response, abort, signal: controller.signal };
+  } catch (error) {
+    throw upstreamFailure(controller.signal, error);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function upstreamFailure(signal: AbortSignal, error: unknown): Error {
+  if (signal.reason instanceof ClientGoneError) return signal.reason;
+  if (signal.reason === timeoutReason || isUndiciTimeout(error)) {
+    return new GatewayError(504, 'upstream_timeout', 'The upstream did not answer in time.', { cause: error });
+  }
+  return new GatewayError(502, 'upstream_unreachable', 'The upstream connection failed.', { cause: error });
+}
+
+function isUndiciTimeout(error: unknown): boolean {
+  const code = (error as { cause?: { code?: string } } | undefined)?.cause?.code;
+  return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
+}
+
+/** Reads a whole (non-streamed) upstream body, still under the time-out. */
+export async function readUpstreamText(call: UpstreamCall, timeoutMs: number): Promise<string> {
+  const timer = setTimeout(() => call.abort(timeoutReason), timeoutMs);
+  try {
+    return await call.response.text();
+  } catch (error) {
+    throw upstreamFailure(call.signal, error);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export { timeoutReason as upstreamTimeoutReason };

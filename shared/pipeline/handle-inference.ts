@@ -1,0 +1,184 @@
+import { admit } from '../accounting/admit.ts';
+import { estimateInputTokens } from '../accounting/estimate-input-tokens.ts';
+import { outputAllowance } from '../accounting/output-allowance.ts';
+import { settle } from '../accounting/settle.ts';
+import { authenticate } from '../auth/authenticate.ts';
+import { ConnectionRotation } from '../catalog/choose-connection.ts';
+import { type GatewayServices, trackBackground } from '../config/gateway-services.ts';
+import { GatewayError, toGatewayError } from '../http/gateway-error.ts';
+import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
+import { checkRequestEnvelope, readJsonObject } from '../http/read-request.ts';
+import { renderError } from '../http/render-error.ts';
+import type { RouteMatch } from '../http/route-table.ts';
+import { logger } from '../observability/logger.ts';
+import { providerWireFor } from '../providers/provider-wires.ts';
+import type { UsageReport } from '../providers/usage-report.ts';
+import { newId } from '../store/ids.ts';
+import { putRunningRecord, type RunningRecord } from '../store/usage-record-store.ts';
+import type { ClientWireHandler } from './client-wire-handler.ts';
+import { ClientGoneError, dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
+import { relayEventStream } from './relay-event-stream.ts';
+import { routeRequest } from './route-request.ts';
+
+const rotation = new ConnectionRotation();
+
+/**
+ * The request pipeline of every inference wire: read, authenticate, validate, route and authorize, reserve and
+ * admit, dispatch, relay, settle. Never throws: refusals are rendered in the wire's error envelope.
+ */
+export async function handleInference(
+  services: GatewayServices,
+  request: GatewayRequest,
+  route: RouteMatch,
+  wireHandler: ClientWireHandler,
+): Promise<GatewayResponse> {
+  try {
+    return await runPipeline(services, request, route, wireHandler);
+  } catch (error) {
+    const gatewayError = toGatewayError(error);
+    if (gatewayError.status >= 500) logger.error('request failed', { requestId: request.requestId, error });
+    return renderError(gatewayError, wireHandler.envelope);
+  }
+}
+
+async function runPipeline(
+  services: GatewayServices,
+  request: GatewayRequest,
+  route: RouteMatch,
+  wireHandler: ClientWireHandler,
+): Promise<GatewayResponse> {
+  const { config } = services;
+  checkRequestEnvelope(request, config.bodyLimitBytes);
+  const principal = await authenticate(services, request.headers);
+  const body = readJsonObject(request);
+  wireHandler.validate(body);
+
+  const routed = await routeRequest(services, {
+    principal,
+    requestedModel: wireHandler.modelOf(body, route.innerPath),
+    wire: wireHandler.wire,
+    pathUpstream: route.pathUpstream,
+    headerUpstream: request.headers['x-gateway-upstream'],
+    rotation,
+  });
+  const { model, connection } = routed;
+  const stream = wireHandler.isStream(body, route.innerPath);
+  const reserve =
+    estimateInputTokens(body) +
+    outputAllowance({
+      requested: wireHandler.requestedOutput(body),
+      modelMaxOutput: model.catalog?.maxOutput ?? null,
+      policyMaxOutput: routed.policy.maxOutput,
+      defaultCap: config.defaultOutputCap,
+    });
+  const providerWire = providerWireFor(connection.wire);
+  const credential = await services.secrets.read(connection.secretName);
+
+  const requestId = newId('req');
+  const admission = await admit(services, { principal, requestId, reserve });
+  const record: RunningRecord = {
+    id: requestId,
+    memberId: principal.memberId,
+    keyId: principal.keyId,
+    provider: model.provider,
+    model: model.publicId,
+    connectionId: connection.id,
+    upstream: routed.upstream,
+    wire: wireHandler.wire,
+    stream,
+    startedAt: admission.admittedAt.toISOString(),
+    day: admission.day,
+    reserved: admission.reserved,
+    state: 'running',
+  };
+  // The running record need not precede dispatch: it goes out alongside the upstream call.
+  const runningWrite = putRunningRecord(services.usage, record).catch((error: unknown) => {
+    logger.warn('running record not written', { requestId, error });
+  });
+  const finish = (status: number, completed: boolean, usage: UsageReport | undefined) =>
+    trackBackground(
+      services,
+      runningWrite
+        .then(() => settle(services, { record, status, completed, usage, endedAt: services.now() }))
+        .catch((error: unknown) => logger.error('settlement failed; the reaper will settle it', { requestId, error })),
+    ) as Promise<void>;
+  const responseHeaders = { 'x-request-id': requestId };
+
+  let call: Awaited<ReturnType<typeof dispatchUpstream>>;
+  try {
+    call = await dispatchUpstream(
+      providerWire.buildUpstreamRequest({
+        target: { baseUrl: connection.baseUrl, credential },
+        body,
+        upstreamModel: model.upstreamModel,
+        stream,
+        operation: 'generate',
+      }),
+      { clientSignal: request.clientSignal, timeoutMs: config.upstreamTimeoutMs },
+    );
+  } catch (error) {
+    const status = error instanceof GatewayError ? error.status : 499;
+    const afterResponse = finish(status, false, undefined);
+    if (error instanceof ClientGoneError) return { statusCode: 499, headers: responseHeaders, body: '', afterResponse };
+    return { ...withHeaders(renderError(toGatewayError(error), wireHandler.envelope), responseHeaders), afterResponse };
+  }
+
+  const upstreamStatus = call.response.status;
+  const contentType = call.response.headers.get('content-type') ?? 'application/json';
+  if (stream && upstreamStatus < 400 && contentType.includes('text/event-stream') && call.response.body) {
+    const relay = relayEventStream({
+      upstream: call.response.body,
+      usageReader: providerWire.createStreamUsageReader(),
+      dropEvent: wireHandler.dropStreamEvent(body),
+      errorEvent: (reason) =>
+        wireHandler.streamErrorEvent(
+          reason === 'timeout'
+            ? new GatewayError(504, 'upstream_timeout', 'The upstream stopped sending before the answer was complete.')
+            : new GatewayError(502, 'upstream_interrupted', 'The upstream stream was interrupted.'),
+        ),
+      idleTimeoutMs: config.upstreamTimeoutMs,
+      abortUpstream: call.abort,
+    });
+    const afterResponse = relay.ended.then(({ completed, usage }) => finish(upstreamStatus, completed, usage));
+    return {
+      statusCode: upstreamStatus,
+      headers: {
+        ...responseHeaders,
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        'x-accel-buffering': 'no',
+      },
+      body: relay.body,
+      afterResponse,
+    };
+  }
+
+  // A whole body: a non-streamed answer, or an upstream error before the first byte (its status is preserved).
+  let text: string;
+  try {
+    text = await readUpstreamText(call, config.upstreamTimeoutMs);
+  } catch (error) {
+    const status = error instanceof GatewayError ? error.status : 499;
+    const afterResponse = finish(status, false, undefined);
+    return { ...withHeaders(renderError(toGatewayError(error), wireHandler.envelope), responseHeaders), afterResponse };
+  }
+  const usage = upstreamStatus < 400 ? providerWire.usageFromBody(parseJson(text)) : undefined;
+  return {
+    statusCode: upstreamStatus,
+    headers: { ...responseHeaders, 'content-type': contentType },
+    body: text,
+    afterResponse: finish(upstreamStatus, true, usage),
+  };
+}
+
+function withHeaders<T extends { headers: Record<string, string> }>(response: T, headers: Record<string, string>): T {
+  return { ...response, headers: { ...response.headers, ...headers } };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,29 @@
+import { badRequest } from '../http/gateway-error.ts';
+import { chatCompletionRequestSchema } from '../providers/openai-chat/openai-chat-api.ts';
+import { isUsageOnlyChunk } from '../providers/openai-chat/openai-chat-usage.ts';
+import type { ClientWireHandler } from './client-wire-handler.ts';
+import { describeIssues } from './describe-issues.ts';
+
+/** The Chat Completions client wire (`POST /v1/chat/completions`). */
+export const openaiChatHandler: ClientWireHandler = {
+  wire: 'openai-chat',
+  envelope: 'openai',
+  validate(body) {
+    const parsed = chatCompletionRequestSchema.safeParse(body);
+    if (!parsed.success) throw badRequest('invalid_request', describeIssues(parsed.error));
+  },
+  modelOf: (body) => String(body.model),
+  isStream: (body) => body.stream === true,
+  requestedOutput(body) {
+    const value = body.max_completion_tokens ?? body.max_tokens;
+    return typeof value === 'number' ? value : undefined;
+  },
+  dropStreamEvent(body) {
+    const options = body.stream_options as { include_usage?: boolean } | null | undefined;
+    if (options?.include_usage === true) return undefined;
+    return (event) => isUsageOnlyChunk(event.data);
+  },
+  streamErrorEvent(error) {
+    return `data: ${JSON.stringify({ error: { message: error.message, type: error.type, code: error.code } })}\n\n`;
+  },
+};

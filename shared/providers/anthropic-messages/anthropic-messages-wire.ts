@@ -1,0 +1,52 @@
+import type { ProviderWire, UpstreamTarget, WireOperation } from '../provider-wire.ts';
+import {
+  anthropicMessagesUsageFromBody,
+  createAnthropicMessagesStreamUsageReader,
+} from './anthropic-messages-usage.ts';
+
+/** The API version every request pins; the vendor refuses requests without one. */
+export const anthropicVersion = '2023-06-01';
+
+function messagesUrl(baseUrl: string, operation: WireOperation): string {
+  const base = baseUrl.replace(/\/+$/, '');
+  switch (operation) {
+    case 'generate':
+      return `${base}/messages`;
+    case 'count-tokens':
+      return `${base}/messages/count_tokens`;
+    default: {
+      const unknownOperation: never = operation;
+      throw new Error(`no messages URL for operation ${String(unknownOperation)}`);
+    }
+  }
+}
+
+/** Only the provider credential goes upstream; the client's own headers never reach this function. */
+function messagesHeaders(target: UpstreamTarget): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'x-api-key': target.credential,
+    'anthropic-version': anthropicVersion,
+  };
+}
+
+/** The messages-format vendor API and engines compatible with it. */
+export const anthropicMessagesWire: ProviderWire = {
+  wire: 'anthropic-messages',
+  buildUpstreamRequest({ target, body, upstreamModel, stream, operation }) {
+    const upstreamBody: Record<string, unknown> = { ...body, model: upstreamModel };
+    if (operation === 'generate') {
+      upstreamBody.stream = stream;
+    } else {
+      // The token-count endpoint refuses fields outside its own parameters, and `stream` is not one of them.
+      delete upstreamBody.stream;
+    }
+    return {
+      url: messagesUrl(target.baseUrl, operation),
+      headers: messagesHeaders(target),
+      body: JSON.stringify(upstreamBody),
+    };
+  },
+  usageFromBody: anthropicMessagesUsageFromBody,
+  createStreamUsageReader: createAnthropicMessagesStreamUsageReader,
+};

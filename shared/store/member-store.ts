@@ -1,0 +1,73 @@
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { notFound } from '../http/gateway-error.ts';
+import {
+  type MemberItem,
+  type MemberProfile,
+  type MemberRole,
+  type MemberStatus,
+  memberKey,
+  type Policy,
+  toMemberProfile,
+} from './control-items.ts';
+import { type ControlTable, getControlItem, listControlItems } from './control-table.ts';
+import { isConditionFailure } from './dynamo-client.ts';
+import { newId } from './ids.ts';
+
+export async function createMember(
+  table: ControlTable,
+  input: { name: string; role: MemberRole; policy: Policy; id?: string },
+  now: Date,
+): Promise<MemberProfile> {
+  const id = input.id ?? newId('mem');
+  const item: MemberItem = {
+    ...memberKey(id),
+    kind: 'member',
+    id,
+    name: input.name,
+    role: input.role,
+    status: 'active',
+    policy: input.policy,
+    createdAt: now.toISOString(),
+    keys: {},
+    tokenDays: {},
+    minutes: {},
+    keyMinutes: {},
+    leases: {},
+    keyLeases: {},
+    holderDays: {},
+  };
+  await table.client.send(
+    new PutCommand({ TableName: table.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
+  );
+  return toMemberProfile(item);
+}
+
+export function getMember(table: ControlTable, id: string, consistent = false): Promise<MemberItem | undefined> {
+  return getControlItem<MemberItem>(table, memberKey(id).pk, consistent);
+}
+
+export async function listMembers(table: ControlTable): Promise<MemberProfile[]> {
+  const items = await listControlItems<MemberItem>(table, 'member');
+  return items.map(toMemberProfile).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+/** The status lives in the member item that admission writes, so a change takes effect on the next request. */
+export async function setMemberStatus(table: ControlTable, id: string, status: MemberStatus): Promise<MemberProfile> {
+  try {
+    const result = await table.client.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: memberKey(id),
+        UpdateExpression: 'SET #status = :status',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':status': status },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toMemberProfile(result.Attributes as MemberItem);
+  } catch (error) {
+    if (isConditionFailure(error)) throw notFound('member_not_found', `No member has the id ${id}.`);
+    throw error;
+  }
+}
