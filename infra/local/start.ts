@@ -11,6 +11,9 @@ const settings = z
   })
   .parse(process.env);
 
+// The SDK is pinned in package.json; its warning concerns later versions that this install does not use.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 const host = await startGatewayHost({
   host: settings.HOST,
   port: settings.PORT,

@@ -1,0 +1,220 @@
+import { z } from 'zod';
+import { connectionSchema, issuedKeySchema, keySchema, memberSchema } from './admin-views.ts';
+import { type Command, defineCommand } from './command-definition.ts';
+import {
+  checkProviderModel,
+  choiceFlag,
+  dateTimeFlag,
+  httpUrlFlag,
+  integerFlag,
+  listFlag,
+  required,
+  requiredSwitch,
+  textFlag,
+} from './flag-definitions.ts';
+import {
+  renderConnection,
+  renderConnections,
+  renderIssuedKey,
+  renderKey,
+  renderKeys,
+  renderMember,
+  renderMembers,
+} from './render-views.ts';
+
+/**
+ * The command table. Each entry is data: the words, the flags, how they become one admin API request, and how the
+ * answer reads as text. A new command is one more entry here; parsing, help and output come from the entry.
+ */
+
+const memberRoles = ['admin', 'member'] as const;
+const upstreamWires = ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini'] as const;
+
+// Shared by members and keys, which carry the same kinds of limit (a key's policy narrows its member's).
+const accessFlags = {
+  providers: listFlag('a,b', 'providers allowed (default: all)'),
+  models: listFlag('p/m,...', 'models allowed, as provider/model (default: all)', checkProviderModel),
+};
+const limitFlags = {
+  rpm: integerFlag('N', 'requests per minute', 1),
+  concurrency: integerFlag('N', 'requests in flight at once', 1),
+  'max-output': integerFlag('N', 'largest output, in tokens, a request may ask for', 1),
+};
+
+interface PolicyFlagValues {
+  readonly 'daily-tokens'?: number | undefined;
+  readonly rpm: number | undefined;
+  readonly concurrency: number | undefined;
+  readonly 'max-output': number | undefined;
+  readonly providers: string[] | undefined;
+  readonly models: string[] | undefined;
+}
+
+/** `undefined` when no policy flag was given, so the body carries no empty policy for the server to interpret. */
+function policyFrom(flags: PolicyFlagValues) {
+  const policy = {
+    dailyTokens: flags['daily-tokens'],
+    rpm: flags.rpm,
+    concurrency: flags.concurrency,
+    maxOutput: flags['max-output'],
+    providers: flags.providers,
+    models: flags.models,
+  };
+  return Object.values(policy).some((value) => value !== undefined) ? policy : undefined;
+}
+
+function idPath(collection: string, id: string, action: string): string {
+  return `/admin/v1/${collection}/${encodeURIComponent(id)}/${action}`;
+}
+
+const memberResult = z.object({ member: memberSchema });
+const keyResult = z.object({ key: keySchema });
+const connectionResult = z.object({ connection: connectionSchema });
+
+function memberStateCommand(action: 'disable' | 'enable' | 'suspend', summary: string): Command {
+  return defineCommand({
+    words: ['member', action],
+    summary,
+    operands: ['ID'],
+    flags: {},
+    buildRequest: ({ operands }) => ({ method: 'POST', path: idPath('members', operands.ID, action) }),
+    result: memberResult,
+    render: ({ member }) => renderMember(member),
+  });
+}
+
+function connectionStateCommand(action: 'enable' | 'disable', summary: string): Command {
+  return defineCommand({
+    words: ['connection', action],
+    summary,
+    operands: ['ID'],
+    flags: {},
+    buildRequest: ({ operands }) => ({ method: 'POST', path: idPath('connections', operands.ID, action) }),
+    result: connectionResult,
+    render: ({ connection }) => renderConnection(connection),
+  });
+}
+
+export const commandTable: readonly Command[] = [
+  defineCommand({
+    words: ['member', 'create'],
+    summary: 'Create a member, optionally with a policy that limits all of its keys',
+    operands: [],
+    flags: {
+      name: required(textFlag('N', 'display name')),
+      role: choiceFlag(memberRoles, 'role (default: member)'),
+      'daily-tokens': integerFlag('N', 'daily token allowance'),
+      ...limitFlags,
+      ...accessFlags,
+    },
+    buildRequest: ({ flags }) => ({
+      method: 'POST',
+      path: '/admin/v1/members',
+      body: { name: flags.name, role: flags.role, policy: policyFrom(flags) },
+    }),
+    result: memberResult,
+    render: ({ member }) => renderMember(member),
+  }),
+  defineCommand({
+    words: ['member', 'list'],
+    summary: 'List members',
+    operands: [],
+    flags: {},
+    buildRequest: () => ({ method: 'GET', path: '/admin/v1/members' }),
+    result: z.object({ members: z.array(memberSchema) }),
+    render: ({ members }) => renderMembers(members),
+  }),
+  memberStateCommand('disable', 'Disable a member; its keys stop working at once'),
+  memberStateCommand('enable', 'Enable a disabled or suspended member again'),
+  memberStateCommand('suspend', 'Suspend a member'),
+
+  defineCommand({
+    words: ['key', 'create'],
+    summary: 'Issue a key for a member; the secret is printed once',
+    operands: [],
+    flags: {
+      member: required(textFlag('ID', 'member that owns the key')),
+      name: textFlag('N', 'label of the key'),
+      expires: dateTimeFlag('ISO-8601', 'expiry: a date (midnight UTC) or a date-time with Z or an offset'),
+      ...accessFlags,
+      ...limitFlags,
+    },
+    buildRequest: ({ flags }) => ({
+      method: 'POST',
+      path: '/admin/v1/keys',
+      body: { memberId: flags.member, name: flags.name, expiresAt: flags.expires, policy: policyFrom(flags) },
+    }),
+    result: issuedKeySchema,
+    render: renderIssuedKey,
+  }),
+  defineCommand({
+    words: ['key', 'list'],
+    summary: 'List keys (never their secrets), optionally of one member',
+    operands: [],
+    flags: { member: textFlag('ID', 'only the keys of this member') },
+    buildRequest: ({ flags }) => ({
+      method: 'GET',
+      path: '/admin/v1/keys',
+      query: flags.member === undefined ? undefined : { memberId: flags.member },
+    }),
+    result: z.object({ keys: z.array(keySchema) }),
+    render: ({ keys }) => renderKeys(keys),
+  }),
+  defineCommand({
+    words: ['key', 'revoke'],
+    summary: 'Revoke a key; it stops working at once',
+    operands: ['ID'],
+    flags: {},
+    buildRequest: ({ operands }) => ({ method: 'POST', path: idPath('keys', operands.ID, 'revoke') }),
+    result: keyResult,
+    render: ({ key }) => renderKey(key),
+  }),
+  defineCommand({
+    words: ['key', 'rotate'],
+    summary: 'Replace the secret of a key; the old one stops working and the new one is printed once',
+    operands: ['ID'],
+    flags: {},
+    buildRequest: ({ operands }) => ({ method: 'POST', path: idPath('keys', operands.ID, 'rotate') }),
+    result: issuedKeySchema,
+    render: renderIssuedKey,
+  }),
+
+  defineCommand({
+    words: ['connection', 'create'],
+    summary: 'Add an upstream connection; the provider credential is read from standard input',
+    operands: [],
+    flags: {
+      provider: required(textFlag('NAME', 'provider the connection serves')),
+      wire: required(choiceFlag(upstreamWires, 'wire format the upstream speaks')),
+      'base-url': required(httpUrlFlag('URL', 'base URL of the upstream API')),
+      models: listFlag('id,...', 'model IDs served by this connection'),
+      upstream: textFlag('PREFIX', 'upstream prefix that routes to this connection'),
+      'api-key-stdin': requiredSwitch('read the provider credential from standard input (trimmed, never echoed)'),
+    },
+    buildRequest: async ({ flags, readCredential }) => ({
+      method: 'POST',
+      path: '/admin/v1/connections',
+      body: {
+        provider: flags.provider,
+        wire: flags.wire,
+        baseUrl: flags['base-url'],
+        models: flags.models,
+        upstream: flags.upstream,
+        apiKey: await readCredential(),
+      },
+    }),
+    result: connectionResult,
+    render: ({ connection }) => renderConnection(connection),
+  }),
+  defineCommand({
+    words: ['connection', 'list'],
+    summary: 'List connections (never their credentials)',
+    operands: [],
+    flags: {},
+    buildRequest: () => ({ method: 'GET', path: '/admin/v1/connections' }),
+    result: z.object({ connections: z.array(connectionSchema) }),
+    render: ({ connections }) => renderConnections(connections),
+  }),
+  connectionStateCommand('enable', 'Put a connection back into rotation'),
+  connectionStateCommand('disable', 'Take a connection out of rotation'),
+];

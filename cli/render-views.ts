@@ -1,0 +1,105 @@
+import type { ConnectionView, IssuedKeyView, KeyView, MemberView, PolicyView } from './admin-views.ts';
+import { type Column, orDash, renderFields, renderTable } from './render-table.ts';
+
+/** Policy in the spelling of the flags that set it, so what the table shows is what one would type. */
+export function formatPolicy(policy: PolicyView): string {
+  if (!policy) return '-';
+  const parts: [string, string | number | null | undefined][] = [
+    ['daily-tokens', policy.dailyTokens],
+    ['rpm', policy.rpm],
+    ['concurrency', policy.concurrency],
+    ['max-output', policy.maxOutput],
+    ['providers', policy.providers?.join(',')],
+    ['models', policy.models?.join(',')],
+  ];
+  const set = parts.filter(([, value]) => value !== null && value !== undefined);
+  return set.length === 0 ? '-' : set.map(([name, value]) => `${name}=${value}`).join(' ');
+}
+
+function renderList<Row>(rows: readonly Row[], noun: string, columns: readonly Column<Row>[]): string {
+  return rows.length === 0 ? `no ${noun}\n` : renderTable(rows, columns);
+}
+
+export function renderMember(member: MemberView): string {
+  return renderFields([
+    ['id', member.id],
+    ['name', member.name],
+    ['role', member.role],
+    ['status', member.status],
+    ['policy', formatPolicy(member.policy)],
+    ['created', orDash(member.createdAt)],
+  ]);
+}
+
+export function renderMembers(members: readonly MemberView[]): string {
+  return renderList(members, 'members', [
+    { header: 'ID', cell: (member) => member.id },
+    { header: 'NAME', cell: (member) => member.name },
+    { header: 'ROLE', cell: (member) => member.role },
+    { header: 'STATUS', cell: (member) => member.status },
+    { header: 'POLICY', cell: (member) => formatPolicy(member.policy) },
+    { header: 'CREATED', cell: (member) => orDash(member.createdAt) },
+  ]);
+}
+
+export function renderKey(key: KeyView): string {
+  return renderFields(keyFields(key));
+}
+
+function keyFields(key: KeyView): [string, string][] {
+  return [
+    ['id', key.id],
+    ['member', key.memberId],
+    ['name', orDash(key.name)],
+    ['prefix', orDash(key.keyPrefix)],
+    ['state', key.state],
+    ['expires', key.expiresAt ?? 'never'],
+    ['policy', formatPolicy(key.policy)],
+    ['created', orDash(key.createdAt)],
+    ['rotated', orDash(key.rotatedAt)],
+  ];
+}
+
+/** The gateway keeps only a hash of the secret, so this is the one chance to copy it. */
+export function renderIssuedKey(issued: IssuedKeyView): string {
+  return `${renderFields([...keyFields(issued), ['key', issued.key]])}\nStore the key now: it is shown only once.\n`;
+}
+
+export function renderKeys(keys: readonly KeyView[]): string {
+  return renderList(keys, 'keys', [
+    { header: 'ID', cell: (key) => key.id },
+    { header: 'MEMBER', cell: (key) => key.memberId },
+    { header: 'NAME', cell: (key) => orDash(key.name) },
+    { header: 'PREFIX', cell: (key) => orDash(key.keyPrefix) },
+    { header: 'STATE', cell: (key) => key.state },
+    { header: 'EXPIRES', cell: (key) => key.expiresAt ?? 'never' },
+    { header: 'POLICY', cell: (key) => formatPolicy(key.policy) },
+    { header: 'CREATED', cell: (key) => orDash(key.createdAt) },
+  ]);
+}
+
+export function renderConnection(connection: ConnectionView): string {
+  return renderFields([
+    ['id', connection.id],
+    ['provider', connection.provider],
+    ['wire', connection.wire],
+    ['base url', connection.baseUrl],
+    ['upstream', orDash(connection.upstream)],
+    ['models', orDash(connection.models?.join(','))],
+    ['enabled', connection.enabled ? 'yes' : 'no'],
+    ['created', orDash(connection.createdAt)],
+  ]);
+}
+
+export function renderConnections(connections: readonly ConnectionView[]): string {
+  return renderList(connections, 'connections', [
+    { header: 'ID', cell: (connection) => connection.id },
+    { header: 'PROVIDER', cell: (connection) => connection.provider },
+    { header: 'WIRE', cell: (connection) => connection.wire },
+    { header: 'BASE URL', cell: (connection) => connection.baseUrl },
+    { header: 'UPSTREAM', cell: (connection) => orDash(connection.upstream) },
+    { header: 'MODELS', cell: (connection) => orDash(connection.models?.join(',')) },
+    { header: 'ENABLED', cell: (connection) => (connection.enabled ? 'yes' : 'no') },
+    { header: 'CREATED', cell: (connection) => orDash(connection.createdAt) },
+  ]);
+}

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import type { GatewayRequest } from '../../shared/http/gateway-request.ts';
+import { checkRequestEnvelope, readJsonObject } from '../../shared/http/read-request.ts';
+import { matchRoute } from '../../shared/http/route-table.ts';
+
+function request(overrides: Partial<GatewayRequest>): GatewayRequest {
+  return {
+    method: 'POST',
+    path: '/v1/chat/completions',
+    query: new URLSearchParams(),
+    headers: {},
+    body: Buffer.from('{}'),
+    requestId: 'r',
+    clientSignal: undefined,
+    ...overrides,
+  };
+}
+
+describe('the read stage', () => {
+  it('refuses credentials in the query string, WebSocket upgrades and bodies over the limit', () => {
+    expect(() => checkRequestEnvelope(request({ query: new URLSearchParams('key=sk-gw-x') }), 100)).toThrow(
+      expect.objectContaining({ status: 400, code: 'query_credentials_refused' }),
+    );
+    expect(() => checkRequestEnvelope(request({ headers: { upgrade: 'websocket' } }), 100)).toThrow(
+      expect.objectContaining({ code: 'websocket_refused' }),
+    );
+    expect(() => checkRequestEnvelope(request({ body: Buffer.alloc(101) }), 100)).toThrow(
+      expect.objectContaining({ status: 413, code: 'request_too_large' }),
+    );
+    expect(() => checkRequestEnvelope(request({ query: new URLSearchParams('alt=sse') }), 100)).not.toThrow();
+  });
+
+  it('parses JSON objects only, with a code for each way a body can be wrong', () => {
+    expect(readJsonObject(request({ body: Buffer.from('{"a":1}') }))).toEqual({ a: 1 });
+    for (const [body, code] of [
+      ['', 'invalid_json'],
+      ['{', 'invalid_json'],
+      ['[1]', 'invalid_json'],
+      ['null', 'invalid_json'],
+    ] as const) {
+      expect(() => readJsonObject(request({ body: Buffer.from(body) }))).toThrow(expect.objectContaining({ code }));
+    }
+    expect(() => readJsonObject(request({ body: Buffer.from([0x7b, 0xff, 0x7d]) }))).toThrow(
+      expect.objectContaining({ code: 'invalid_encoding' }),
+    );
+  });
+});
+
+describe('the route table', () => {
+  const prefixes = ['lb', 'lb2'];
+  it('matches routes directly and under an upstream prefix', () => {
+    expect(matchRoute('POST', '/v1/chat/completions', prefixes)?.pathUpstream).toBeUndefined();
+    expect(matchRoute('POST', '/lb2/v1/chat/completions', prefixes)).toMatchObject({
+      pathUpstream: 'lb2',
+      innerPath: '/v1/chat/completions',
+    });
+    expect(matchRoute('POST', '/nowhere/v1/chat/completions', prefixes)).toBeUndefined();
+    expect(matchRoute('POST', '/lb/admin/v1/members', prefixes)).toBeUndefined();
+  });
+});

@@ -1,0 +1,107 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type GatewayHost, startGatewayHost } from '../../infra/local/gateway-host.ts';
+import { generateKeySecret } from '../../shared/auth/key-secret.ts';
+
+export interface TestGateway {
+  url: string;
+  /** The OpenAI-style base URL, `<url>/v1`. */
+  baseURL: string;
+  adminKey: string;
+  host: GatewayHost;
+  admin: AdminClient;
+  close(): Promise<void>;
+}
+
+/** Starts the real local host on a free loopback port with a fresh data folder. */
+export async function startTestGateway(
+  options: { environment?: Record<string, string>; dataDir?: string; adminKey?: string } = {},
+): Promise<TestGateway> {
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'gateway-test-')));
+  const adminKey = options.adminKey ?? generateKeySecret('gw');
+  const host = await startGatewayHost({
+    host: '127.0.0.1',
+    port: 0,
+    dataDir,
+    adminKey,
+    environment: { GATEWAY_CACHE_TTL_MS: '0', ...options.environment },
+    reaperIntervalMs: 0,
+  });
+  return {
+    url: host.url,
+    baseURL: `${host.url}/v1`,
+    adminKey,
+    host,
+    admin: new AdminClient(host.url, adminKey),
+    async close() {
+      await host.close();
+      if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface MemberPolicy {
+  dailyTokens?: number;
+  rpm?: number;
+  concurrency?: number;
+  maxOutput?: number;
+  providers?: string[];
+  models?: string[];
+}
+
+/** Drives the real admin API over HTTP, as the CLI does. */
+export class AdminClient {
+  constructor(
+    readonly url: string,
+    readonly adminKey: string,
+  ) {}
+
+  async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const response = await fetch(`${this.url}/admin/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${this.adminKey}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`admin ${method} ${path} failed with ${response.status}: ${text}`);
+    return JSON.parse(text) as T;
+  }
+
+  async createMember(policy: MemberPolicy = {}, role: 'member' | 'admin' = 'member'): Promise<string> {
+    const result = await this.call<{ member: { id: string } }>('POST', '/members', { name: 'test member', role, policy });
+    return result.member.id;
+  }
+
+  async createKey(
+    memberId: string,
+    options: { policy?: Omit<MemberPolicy, 'dailyTokens'>; expiresAt?: string } = {},
+  ): Promise<{ id: string; key: string }> {
+    return this.call('POST', '/keys', { memberId, name: 'test key', policy: options.policy ?? {}, ...options });
+  }
+
+  /** A member with one key, the usual start of a test. */
+  async createMemberWithKey(
+    policy: MemberPolicy = {},
+    keyPolicy: Omit<MemberPolicy, 'dailyTokens'> = {},
+  ): Promise<{ memberId: string; keyId: string; key: string }> {
+    const memberId = await this.createMember(policy);
+    const { id, key } = await this.createKey(memberId, { policy: keyPolicy });
+    return { memberId, keyId: id, key };
+  }
+
+  async createConnection(input: {
+    provider: string;
+    wire: 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini';
+    baseUrl: string;
+    models?: string[];
+    upstream?: string;
+    apiKey?: string;
+  }): Promise<string> {
+    const result = await this.call<{ connection: { id: string } }>('POST', '/connections', {
+      apiKey: 'upstream-secret-credential',
+      ...input,
+    });
+    return result.connection.id;
+  }
+}
