@@ -7,6 +7,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Integration tests start real servers; two cores are shared, so keep parallelism modest.
     maxWorkers: 2,
-    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'WARN' },
   },
 });

@@ -69,7 +69,11 @@ export class AdminClient {
   }
 
   async createMember(policy: MemberPolicy = {}, role: 'member' | 'admin' = 'member'): Promise<string> {
-    const result = await this.call<{ member: { id: string } }>('POST', '/members', { name: 'test member', role, policy });
+    const result = await this.call<{ member: { id: string } }>('POST', '/members', {
+      name: 'test member',
+      role,
+      policy,
+    });
     return result.member.id;
   }
 

@@ -1,0 +1,184 @@
+import OpenAI from 'openai';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { settledRecord } from '../support/usage-records.ts';
+
+let upstream: FakeUpstream;
+let gateway: TestGateway;
+let client: OpenAI;
+let key: string;
+
+beforeAll(async () => {
+  upstream = await startFakeUpstream();
+  gateway = await startTestGateway({ environment: { GATEWAY_UPSTREAM_TIMEOUT_MS: '1000' } });
+  const connect = (path: string, models: string[], upstreamPrefix = 'lb', provider = 'openai') =>
+    gateway.admin.createConnection({
+      provider,
+      wire: 'openai-chat',
+      baseUrl: `${upstream.url}/${path}/v1`,
+      models,
+      upstream: upstreamPrefix,
+    });
+  await connect('first', ['rotated-model']);
+  await connect('second', ['rotated-model']);
+  const disabled = await connect('disabled', ['rotated-model']);
+  await gateway.admin.call('POST', `/connections/${disabled}/disable`);
+  await connect('lb-route', ['routed-model']);
+  await connect('lb2-route', ['routed-model'], 'lb2');
+  await connect('shared-a', ['shared-name'], 'lb', 'provider-a');
+  await connect('shared-b', ['shared-name'], 'lb', 'provider-b');
+  await gateway.admin.createConnection({
+    provider: 'down',
+    wire: 'openai-chat',
+    baseUrl: 'http://127.0.0.1:9/v1',
+    models: ['unreachable-model'],
+  });
+  ({ key } = await gateway.admin.createMemberWithKey());
+  client = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
+});
+afterAll(async () => {
+  await gateway.close();
+  await upstream.close();
+});
+beforeEach(() => upstream.reset());
+
+const messages = [{ role: 'user' as const, content: 'hi' }];
+
+async function refusal(promise: Promise<unknown>) {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof OpenAI.APIError) return { status: error.status, code: error.code };
+    throw error;
+  }
+  throw new Error('the request was not refused');
+}
+
+describe('routing (spec §4.3)', () => {
+  it('rotates over enabled connections and never calls a disabled one', async () => {
+    for (let request = 0; request < 6; request++) {
+      await client.chat.completions.create({ model: 'rotated-model', messages });
+    }
+    const paths = upstream.requests.map((request) => request.path.split('/')[1]);
+    expect(paths.filter((path) => path === 'first')).toHaveLength(3);
+    expect(paths.filter((path) => path === 'second')).toHaveLength(3);
+    expect(paths).not.toContain('disabled');
+    for (let index = 1; index < paths.length; index++) expect(paths[index]).not.toBe(paths[index - 1]);
+  });
+
+  it('chooses the upstream by model prefix, path prefix or header, with lb the default', async () => {
+    await client.chat.completions.create({ model: 'routed-model', messages });
+    await client.chat.completions.create({ model: 'lb2/routed-model', messages });
+    const viaPath = new OpenAI({ apiKey: key, baseURL: `${gateway.url}/lb2/v1`, maxRetries: 0 });
+    await viaPath.chat.completions.create({ model: 'routed-model', messages });
+    await client.chat.completions.create(
+      { model: 'routed-model', messages },
+      { headers: { 'x-gateway-upstream': 'lb2' } },
+    );
+    expect(upstream.requests.map((request) => request.path.split('/')[1])).toEqual([
+      'lb-route',
+      'lb2-route',
+      'lb2-route',
+      'lb2-route',
+    ]);
+    expect(upstream.requests[1]?.json).toMatchObject({ model: 'routed-model' });
+  });
+
+  it('refuses conflicting upstream choices, ambiguous bare names and unknown models', async () => {
+    expect(
+      await refusal(
+        client.chat.completions.create(
+          { model: 'lb/routed-model', messages },
+          { headers: { 'x-gateway-upstream': 'lb2' } },
+        ),
+      ),
+    ).toEqual({ status: 400, code: 'conflicting_upstream' });
+    expect(await refusal(client.chat.completions.create({ model: 'shared-name', messages }))).toEqual({
+      status: 400,
+      code: 'ambiguous_model',
+    });
+    await expect(client.chat.completions.create({ model: 'provider-a/shared-name', messages })).resolves.toBeDefined();
+    expect(await refusal(client.chat.completions.create({ model: 'no-such-model', messages }))).toEqual({
+      status: 404,
+      code: 'unknown_model',
+    });
+    expect(upstream.requests).toHaveLength(1);
+  });
+
+  it('refuses a body over 2,097,152 bytes with 413 without calling the upstream', async () => {
+    const huge = 'x'.repeat(2_097_152);
+    expect(
+      await refusal(
+        client.chat.completions.create({ model: 'routed-model', messages: [{ role: 'user', content: huge }] }),
+      ),
+    ).toEqual({
+      status: 413,
+      code: 'request_too_large',
+    });
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  it('refuses invalid bodies with 400 and a code', async () => {
+    const post = (body: string) =>
+      fetch(`${gateway.baseURL}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body,
+      });
+    for (const body of ['{', '[]', '{"model":"routed-model"}', '{"model":5,"messages":[]}']) {
+      const response = await post(body);
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toMatch(/^invalid_/);
+    }
+  });
+
+  it('refuses WebSocket upgrades', async () => {
+    const response = await fetch(`${gateway.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, upgrade: 'websocket', connection: 'upgrade' },
+      body: '{}',
+    }).catch((error: unknown) => error);
+    // Node's HTTP server hands upgrade requests to an 'upgrade' listener; without one it closes the socket.
+    if (response instanceof Response) expect(response.status).toBe(400);
+    else expect(response).toBeInstanceOf(Error);
+  });
+});
+
+describe('upstream failures (spec §7)', () => {
+  it('preserves the status of an upstream error', async () => {
+    upstream.nextResponse({ type: 'error', status: 429, message: 'slow down' });
+    const error = await refusal(client.chat.completions.create({ model: 'routed-model', messages }));
+    expect(error.status).toBe(429);
+    upstream.nextResponse({ type: 'error', status: 400, message: 'bad thing' });
+    expect((await refusal(client.chat.completions.create({ model: 'routed-model', messages }))).status).toBe(400);
+  });
+
+  it('answers 502 when the upstream cannot be reached and 504 when it does not answer in time', async () => {
+    expect(await refusal(client.chat.completions.create({ model: 'unreachable-model', messages }))).toEqual({
+      status: 502,
+      code: 'upstream_unreachable',
+    });
+    upstream.nextResponse({ type: 'hang' });
+    const { response } = await client.chat.completions
+      .create({ model: 'routed-model', messages })
+      .withResponse()
+      .catch((error: unknown) => ({ response: (error as { headers?: Headers }).headers, error }));
+    const closed = await upstream.waitForClientClose(0);
+    expect(closed.clientClosedEarly).toBe(true);
+    expect(response).toBeDefined();
+  });
+
+  it('records a 504 with the reservation as the charge', async () => {
+    upstream.nextResponse({ type: 'hang' });
+    const response = await fetch(`${gateway.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'routed-model', messages }),
+    });
+    expect(response.status).toBe(504);
+    expect(await response.json()).toMatchObject({ error: { code: 'upstream_timeout' } });
+    const record = await settledRecord(gateway.host.services, response.headers.get('x-request-id')!);
+    expect(record).toMatchObject({ status: 504, state: 'failed', source: 'conservative' });
+  });
+});

@@ -1,0 +1,162 @@
+import type { FakeUsage } from './behaviour.ts';
+import { arrayAt, isRecord, type JsonRecord, recordAt, stringAt, textOfContent } from './json-fields.ts';
+import {
+  type AnswerPlan,
+  type FakeError,
+  type FakeWire,
+  type LastTurn,
+  splitIntoPieces,
+  sseEvent,
+  type WireReply,
+} from './wire-reply.ts';
+
+/** Anthropic messages: https://docs.anthropic.com/en/api/messages and .../messages-streaming */
+export const anthropicMessagesWire: FakeWire = {
+  name: 'anthropic-messages',
+
+  lastTurn(request: JsonRecord): LastTurn {
+    const lastUser = arrayAt(request, 'messages').findLast((message) => stringAt(message, 'role') === 'user');
+    const content = isRecord(lastUser) ? lastUser['content'] : undefined;
+    const toolResults = Array.isArray(content)
+      ? content.filter((block) => stringAt(block, 'type') === 'tool_result')
+      : [];
+    return toolResults.length > 0
+      ? { text: textOfContent(toolResults), isToolResult: true }
+      : { text: textOfContent(content), isToolResult: false };
+  },
+
+  offeredToolName(request: JsonRecord): string | undefined {
+    const toolChoice = recordAt(request, 'tool_choice');
+    if (stringAt(toolChoice, 'type') === 'none') return undefined;
+    return stringAt(toolChoice, 'name') ?? stringAt(arrayAt(request, 'tools')[0], 'name');
+  },
+
+  answer(plan: AnswerPlan): WireReply {
+    return plan.streamMode === 'none'
+      ? { kind: 'json', status: 200, body: message(plan) }
+      : { kind: 'stream', contentType: 'text/event-stream; charset=utf-8', frames: messageEvents(plan) };
+  },
+
+  errorBody(error: FakeError): unknown {
+    return { type: 'error', error: { type: errorType(error.status), message: error.message }, request_id: 'req_fake' };
+  },
+
+  streamErrorFrame(error: FakeError): string {
+    return sseEvent('error', { type: 'error', error: { type: errorType(error.status), message: error.message } });
+  },
+};
+
+export function countTokensBody(usage: FakeUsage | undefined): unknown {
+  return { input_tokens: usage?.inputTokens ?? 0 };
+}
+
+function message(plan: AnswerPlan): unknown {
+  const content = plan.toolCall
+    ? [
+        {
+          type: 'tool_use',
+          id: toolUseId(plan),
+          name: plan.toolCall.name,
+          input: parseToolInput(plan.toolCall.arguments),
+        },
+      ]
+    : [{ type: 'text', text: plan.text }];
+  return {
+    id: messageId(plan),
+    type: 'message',
+    role: 'assistant',
+    model: plan.model,
+    content,
+    stop_reason: plan.toolCall ? 'tool_use' : 'end_turn',
+    stop_sequence: null,
+    ...(plan.usage && { usage: messagesUsage(plan.usage, plan.usage.outputTokens) }),
+  };
+}
+
+function messageEvents(plan: AnswerPlan): string[] {
+  // Usage arrives in two parts that a reader must combine: input figures in message_start, output in message_delta.
+  const frames = [
+    sseEvent('message_start', {
+      type: 'message_start',
+      message: {
+        id: messageId(plan),
+        type: 'message',
+        role: 'assistant',
+        model: plan.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        ...(plan.usage && { usage: messagesUsage(plan.usage, 1) }),
+      },
+    }),
+  ];
+  const contentBlock = plan.toolCall
+    ? { type: 'tool_use', id: toolUseId(plan), name: plan.toolCall.name, input: {} }
+    : { type: 'text', text: '' };
+  frames.push(sseEvent('content_block_start', { type: 'content_block_start', index: 0, content_block: contentBlock }));
+  frames.push(sseEvent('ping', { type: 'ping' }));
+  const deltas = plan.toolCall
+    ? splitIntoPieces(plan.toolCall.arguments, 3).map((fragment) => ({
+        type: 'input_json_delta',
+        partial_json: fragment,
+      }))
+    : plan.textChunks.map((piece) => ({ type: 'text_delta', text: piece }));
+  for (const delta of deltas) {
+    frames.push(sseEvent('content_block_delta', { type: 'content_block_delta', index: 0, delta }));
+  }
+  frames.push(sseEvent('content_block_stop', { type: 'content_block_stop', index: 0 }));
+  frames.push(
+    sseEvent('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: plan.toolCall ? 'tool_use' : 'end_turn', stop_sequence: null },
+      ...(plan.usage && { usage: { output_tokens: plan.usage.outputTokens } }),
+    }),
+  );
+  frames.push(sseEvent('message_stop', { type: 'message_stop' }));
+  return frames;
+}
+
+/** This wire counts cache reads apart from `input_tokens`, unlike the gateway's figures. */
+function messagesUsage(usage: FakeUsage, outputTokens: number): unknown {
+  return {
+    input_tokens: usage.inputTokens - usage.cachedInputTokens,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: usage.cachedInputTokens,
+    output_tokens: outputTokens,
+    service_tier: 'standard',
+  };
+}
+
+function parseToolInput(argumentText: string): unknown {
+  const parsed: unknown = JSON.parse(argumentText);
+  return isRecord(parsed) ? parsed : {};
+}
+
+function messageId(plan: AnswerPlan): string {
+  return `msg_fake_${plan.requestIndex}`;
+}
+
+function toolUseId(plan: AnswerPlan): string {
+  return `toolu_fake_${plan.requestIndex}`;
+}
+
+function errorType(status: number): string {
+  switch (status) {
+    case 400:
+      return 'invalid_request_error';
+    case 401:
+      return 'authentication_error';
+    case 403:
+      return 'permission_error';
+    case 404:
+      return 'not_found_error';
+    case 413:
+      return 'request_too_large';
+    case 429:
+      return 'rate_limit_error';
+    case 529:
+      return 'overloaded_error';
+    default:
+      return status >= 500 ? 'api_error' : 'invalid_request_error';
+  }
+}

@@ -1,0 +1,49 @@
+import { type AnswerBehaviour, defaultFakeUsage } from './behaviour.ts';
+import { type JsonRecord, stringAt } from './json-fields.ts';
+import type { RecordedRequest } from './recorded-request.ts';
+import type { FakeUpstreamRoute } from './route.ts';
+import type { AnswerPlan } from './wire-reply.ts';
+
+/** Turns a behaviour and a request into what to answer; the wires only render the plan. */
+export function planAnswer(
+  route: FakeUpstreamRoute,
+  record: RecordedRequest,
+  request: JsonRecord,
+  behaviour: AnswerBehaviour,
+): AnswerPlan {
+  const turn = route.wire.lastTurn(request);
+  const text = behaviour.text ?? behaviour.textChunks?.join('') ?? `echo: ${turn.text}`;
+  return {
+    request,
+    model: stringAt(request, 'model') ?? route.model ?? 'fake-model',
+    requestIndex: record.index,
+    streamMode: route.streamModeFromPath ?? (request['stream'] === true ? 'sse' : 'none'),
+    text,
+    textChunks: behaviour.textChunks ?? splitIntoWords(text),
+    toolCall: toolCallOf(route, request, behaviour, turn),
+    usage: behaviour.usage === 'omit' ? undefined : (behaviour.usage ?? defaultFakeUsage),
+  };
+}
+
+function toolCallOf(
+  route: FakeUpstreamRoute,
+  request: JsonRecord,
+  behaviour: AnswerBehaviour,
+  turn: { text: string; isToolResult: boolean },
+): AnswerPlan['toolCall'] {
+  const requested = behaviour.toolCall;
+  if (requested === false) return undefined;
+  const argumentText = requested?.arguments ?? JSON.stringify({ input: turn.text });
+  if (requested) {
+    return { name: requested.name ?? route.wire.offeredToolName(request) ?? 'fake_tool', arguments: argumentText };
+  }
+  // As a model would: call a tool when one is on offer, answer in text once a tool's result is back.
+  const offered = turn.isToolResult ? undefined : route.wire.offeredToolName(request);
+  return offered === undefined ? undefined : { name: offered, arguments: argumentText };
+}
+
+/** One delta per word, each with its leading space, as providers tend to stream. */
+function splitIntoWords(text: string): string[] {
+  const words = text.split(/(?=\s)/);
+  return words.length > 0 ? words : [''];
+}

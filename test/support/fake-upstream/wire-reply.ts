@@ -1,0 +1,66 @@
+import type { FakeUsage } from './behaviour.ts';
+import type { JsonRecord } from './json-fields.ts';
+
+export type FakeWireName = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini';
+
+/** `json-array` is generate-content streaming without `alt=sse`: one JSON array, written element by element. */
+export type StreamMode = 'none' | 'sse' | 'json-array';
+
+/** What to answer, decided once by the server; each wire only renders it. */
+export interface AnswerPlan {
+  request: JsonRecord;
+  model: string;
+  /** Position of the request, so that ids are deterministic. */
+  requestIndex: number;
+  streamMode: StreamMode;
+  text: string;
+  textChunks: readonly string[];
+  toolCall: { name: string; arguments: string } | undefined;
+  usage: FakeUsage | undefined;
+}
+
+export interface FakeError {
+  status: number;
+  message: string;
+}
+
+export type WireReply =
+  | { kind: 'json'; status: number; body: unknown }
+  | { kind: 'stream'; contentType: string; frames: string[] };
+
+/** The last turn of a conversation, which the default answer echoes. */
+export interface LastTurn {
+  text: string;
+  /** The conversation ends with a tool's result, so a model would now answer in text. */
+  isToolResult: boolean;
+}
+
+export interface FakeWire {
+  readonly name: FakeWireName;
+  lastTurn(request: JsonRecord): LastTurn;
+  /** The first tool the request offers, unless it offers none or forbids calling them. */
+  offeredToolName(request: JsonRecord): string | undefined;
+  answer(plan: AnswerPlan): WireReply;
+  errorBody(error: FakeError): unknown;
+  /** The event a provider sends when a stream that already started fails. */
+  streamErrorFrame(error: FakeError, chunkIndex: number): string;
+}
+
+export function sseData(value: unknown): string {
+  return `data: ${JSON.stringify(value)}\n\n`;
+}
+
+export function sseEvent(event: string, value: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(value)}\n\n`;
+}
+
+/** Cuts text into `count` pieces of about equal length (tool-call arguments arrive in fragments like this). */
+export function splitIntoPieces(text: string, count: number): string[] {
+  const pieceLength = Math.max(1, Math.ceil(text.length / count));
+  const pieces: string[] = [];
+  for (let start = 0; start < text.length; start += pieceLength) pieces.push(text.slice(start, start + pieceLength));
+  return pieces.length > 0 ? pieces : [''];
+}
+
+/** A fixed creation time keeps replies byte-for-byte repeatable. */
+export const fakeCreatedAtSeconds = 1_750_000_000;
