@@ -1,0 +1,100 @@
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess } from '../cli/cli-harness.ts';
+import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+
+let upstream: FakeUpstream;
+let gateway: TestGateway;
+let dataDir: string;
+const providerCredential = 'provider-credential-CANARY-7f3a';
+
+beforeAll(async () => {
+  upstream = await startFakeUpstream();
+  const { mkdtemp } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  dataDir = await mkdtemp(join(tmpdir(), 'gateway-cli-'));
+  gateway = await startTestGateway({ dataDir });
+});
+afterAll(async () => {
+  await gateway.close();
+  await upstream.close();
+});
+
+const cli = (argv: string[], stdin?: string) =>
+  runInProcess([...argv, '--json'], {
+    env: { GATEWAY_URL: gateway.url, GATEWAY_ADMIN_KEY: gateway.adminKey },
+    fetch: globalThis.fetch,
+    ...(stdin === undefined ? {} : { stdin }),
+  });
+
+describe('the admin CLI against the running gateway', () => {
+  it('sets up a member, a key and a connection that an SDK can then use', async () => {
+    const member = await cli(['member', 'create', '--name', 'Dana', '--daily-tokens', '100000', '--providers', 'acme']);
+    expect(member.code).toBe(0);
+    const memberId = JSON.parse(member.stdout).member.id as string;
+
+    const key = await cli(['key', 'create', '--member', memberId, '--name', 'laptop']);
+    expect(key.code).toBe(0);
+    const issued = JSON.parse(key.stdout) as { id: string; key: string };
+    expect(issued.key).toMatch(/^sk-gw-/);
+
+    const connection = await cli(
+      [
+        'connection',
+        'create',
+        '--provider',
+        'acme',
+        '--wire',
+        'openai-chat',
+        '--base-url',
+        `${upstream.url}/v1`,
+        '--models',
+        'acme-1',
+        '--api-key-stdin',
+      ],
+      `${providerCredential}\n`,
+    );
+    expect(connection.code).toBe(0);
+    expect(connection.stdout + connection.stderr).not.toContain(providerCredential);
+
+    const client = new OpenAI({ apiKey: issued.key, baseURL: gateway.baseURL, maxRetries: 0 });
+    const answer = await client.chat.completions.create({
+      model: 'acme/acme-1',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(answer.choices[0]?.message.content).toBe('echo: hi');
+    expect(upstream.requests.at(-1)?.headers.authorization).toBe(`Bearer ${providerCredential}`);
+
+    const listed = await cli(['connection', 'list']);
+    expect(listed.stdout).not.toContain(providerCredential);
+    const keys = await cli(['key', 'list', '--member', memberId]);
+    expect(JSON.parse(keys.stdout).keys).toHaveLength(1);
+    expect(keys.stdout).not.toContain(issued.key);
+  });
+
+  it('keeps provider credentials out of the tables, in a 0600 secret file', async () => {
+    const services = gateway.host.services;
+    const scanned = await services.control.client.send(new ScanCommand({ TableName: services.control.tableName }));
+    const tableText = JSON.stringify(scanned.Items);
+    expect(tableText).not.toContain(providerCredential);
+    expect(tableText).not.toContain(gateway.adminKey);
+    const secretFile = join(dataDir, 'secrets.json');
+    expect((await stat(secretFile)).mode & 0o777).toBe(0o600);
+    expect(await readFile(secretFile, 'utf8')).toContain(providerCredential);
+  });
+
+  it('refuses a key that is not an administrator', async () => {
+    const memberId = await gateway.admin.createMember();
+    const { key } = await gateway.admin.createKey(memberId);
+    const run = await runInProcess(['member', 'list'], {
+      env: { GATEWAY_URL: gateway.url, GATEWAY_ADMIN_KEY: key },
+      fetch: globalThis.fetch,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('admin_only');
+  });
+});
