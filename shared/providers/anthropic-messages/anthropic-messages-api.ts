@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseJson } from '../parse-json.ts';
 
 /**
  * What the messages-format vendor API returns, read tolerantly: only the fields the gateway uses, each
@@ -74,12 +75,4 @@ export type AnthropicMessagesStreamEvent = z.infer<typeof anthropicMessagesStrea
 export function parseAnthropicMessagesStreamEvent(data: string): AnthropicMessagesStreamEvent | undefined {
   const parsed = anthropicMessagesStreamEventSchema.safeParse(parseJson(data));
   return parsed.success ? parsed.data : undefined;
-}
-
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -1,4 +1,5 @@
-import { anthropicMessagesErrorBodySchema, parseJson } from './anthropic-messages-api.ts';
+import { parseJson } from '../parse-json.ts';
+import { anthropicMessagesErrorBodySchema } from './anthropic-messages-api.ts';
 
 export interface AnthropicMessagesErrorDetails {
   message: string;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseJson } from '../parse-json.ts';
 
 /**
  * What the generate-content vendor API returns, read tolerantly: only the fields the gateway uses, each
@@ -63,12 +64,4 @@ export type GeminiResponse = z.infer<typeof geminiResponseSchema>;
 export function parseGeminiStreamChunk(data: string): GeminiResponse | undefined {
   const parsed = geminiResponseSchema.safeParse(parseJson(data));
   return parsed.success ? parsed.data : undefined;
-}
-
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { geminiErrorSchema, parseJson } from './gemini-api.ts';
+import { parseJson } from '../parse-json.ts';
+import { geminiErrorSchema } from './gemini-api.ts';
 
 export interface GeminiErrorDetails {
   message: string;

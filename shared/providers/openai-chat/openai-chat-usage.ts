@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { parseJson } from '../parse-json.ts';
 import type { StreamUsageReader, UsageReport } from '../usage-report.ts';
 import { chatCompletionChunkSchema, chatCompletionResponseSchema, type chatUsageSchema } from './openai-chat-api.ts';
 
@@ -31,12 +32,8 @@ export function createChatStreamUsageReader(): StreamUsageReader {
 }
 
 export function parseChunk(data: string): z.infer<typeof chatCompletionChunkSchema> | undefined {
-  try {
-    const parsed = chatCompletionChunkSchema.safeParse(JSON.parse(data));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
+  const parsed = chatCompletionChunkSchema.safeParse(parseJson(data));
+  return parsed.success ? parsed.data : undefined;
 }
 
 /** The chunk `include_usage` adds: no choices, only usage. The gateway drops it when the client did not ask. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseJson } from '../parse-json.ts';
 
 /**
  * What the Responses API returns, read tolerantly: only the fields the gateway uses, each `.nullish()`,
@@ -91,12 +92,4 @@ export type OpenaiResponsesStreamEvent = z.infer<typeof openaiResponsesStreamEve
 export function parseOpenaiResponsesStreamEvent(data: string): OpenaiResponsesStreamEvent | undefined {
   const parsed = openaiResponsesStreamEventSchema.safeParse(parseJson(data));
   return parsed.success ? parsed.data : undefined;
-}
-
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

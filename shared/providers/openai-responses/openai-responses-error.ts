@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { openaiResponsesErrorSchema, parseJson } from './openai-responses-api.ts';
+import { parseJson } from '../parse-json.ts';
+import { openaiResponsesErrorSchema } from './openai-responses-api.ts';
 
 export interface OpenaiResponsesErrorDetails {
   message: string;

@@ -1,0 +1,8 @@
+/** Parses JSON from a provider, where malformed text is an answer to tolerate, not an error to throw. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
