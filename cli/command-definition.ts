@@ -16,6 +16,8 @@ export interface AdminRequest {
 export interface RequestContext {
   /** The provider credential from standard input, trimmed and non-empty. */
   readCredential(): Promise<string>;
+  /** A file named on the command line, as UTF-8 text; one that cannot be read is a `UsageError`. */
+  readTextFile(path: string): Promise<string>;
 }
 
 type FlagValues<Flags extends FlagMap> = {
@@ -37,9 +39,17 @@ export interface CommandSpec<Flags extends FlagMap, Operands extends readonly st
   readonly operands: Operands;
   /** Keyed by the flag as typed, without dashes, e.g. `'daily-tokens'`. */
   readonly flags: Flags;
-  readonly buildRequest: (input: CommandInput<Flags, Operands>) => AdminRequest | Promise<AdminRequest>;
+  /**
+   * One request, or several sent in order (an import too large for one body). Several need `combine`; if one of
+   * them fails, those before it have been applied, so such a command must be safe to run again.
+   */
+  readonly buildRequest: (
+    input: CommandInput<Flags, Operands>,
+  ) => AdminRequest | readonly AdminRequest[] | Promise<AdminRequest | readonly AdminRequest[]>;
   /** Tolerant schema of the successful answer: only what `render` reads. */
   readonly result: z.ZodType<Result>;
+  /** How the answers of several requests add up to the one answer that is printed. */
+  readonly combine?: (results: readonly Result[]) => Result;
   /** The readable form; `--json` prints the answer as received instead. */
   readonly render: (result: Result) => string;
 }
@@ -54,7 +64,9 @@ export interface Command {
   prepare(
     occurrences: Readonly<Record<string, FlagOccurrences>>,
     operands: readonly string[],
-  ): (context: RequestContext) => Promise<AdminRequest>;
+  ): (context: RequestContext) => Promise<readonly AdminRequest[]>;
+  /** One answer from the answers of every request sent; a single answer is returned as received. */
+  combine(results: readonly unknown[]): unknown;
   /** Throws `AdminRequestError` when the answer lacks what the readable form needs. */
   render(result: unknown): string;
 }
@@ -76,21 +88,45 @@ export function defineCommand<Flags extends FlagMap, const Operands extends read
     prepare(occurrences, operands) {
       const flags = readFlags(spec.flags, occurrences);
       const operandValues = readOperands(spec.operands, operands);
-      return async (context) =>
-        spec.buildRequest({ flags, operands: operandValues, readCredential: context.readCredential });
+      return async (context) => {
+        const built = await spec.buildRequest({
+          flags,
+          operands: operandValues,
+          readCredential: context.readCredential,
+          readTextFile: context.readTextFile,
+        });
+        const requests = isRequestList(built) ? built : [built];
+        if (requests.length !== 1 && !spec.combine) {
+          throw new Error(`${spec.words.join(' ')} built ${requests.length} requests but cannot combine their answers`);
+        }
+        return requests;
+      };
+    },
+    combine(results) {
+      if (results.length === 1) return results[0];
+      if (!spec.combine) throw new Error(`${spec.words.join(' ')} cannot combine ${results.length} answers`);
+      return spec.combine(results.map((result) => parseResult(spec.result, result)));
     },
     render(result) {
-      const parsed = spec.result.safeParse(result);
-      if (!parsed.success) {
-        const [issue] = parsed.error.issues;
-        const where = issue?.path.length ? ` at ${issue.path.map(String).join('.')}` : '';
-        throw new AdminRequestError(
-          `the gateway's answer has an unexpected shape${where}: ${issue?.message ?? 'invalid'} (use --json to see it)`,
-        );
-      }
-      return spec.render(parsed.data);
+      return spec.render(parseResult(spec.result, result));
     },
   };
+}
+
+function isRequestList(built: AdminRequest | readonly AdminRequest[]): built is readonly AdminRequest[] {
+  return Array.isArray(built);
+}
+
+function parseResult<Result>(schema: z.ZodType<Result>, result: unknown): Result {
+  const parsed = schema.safeParse(result);
+  if (!parsed.success) {
+    const [issue] = parsed.error.issues;
+    const where = issue?.path.length ? ` at ${issue.path.map(String).join('.')}` : '';
+    throw new AdminRequestError(
+      `the gateway's answer has an unexpected shape${where}: ${issue?.message ?? 'invalid'} (use --json to see it)`,
+    );
+  }
+  return parsed.data;
 }
 
 function readFlags<Flags extends FlagMap>(

@@ -12,6 +12,7 @@ import {
   requiredSwitch,
   textFlag,
 } from './flag-definitions.ts';
+import { batchLegacyRecords, readLegacyUsageFile } from './legacy-usage-file.ts';
 import {
   renderConnection,
   renderConnections,
@@ -70,6 +71,7 @@ function idPath(collection: string, id: string, action: string): string {
 const memberResult = z.object({ member: memberSchema });
 const keyResult = z.object({ key: keySchema });
 const connectionResult = z.object({ connection: connectionSchema });
+const legacyImportResult = z.object({ imported: z.number(), skipped: z.number() });
 
 function memberStateCommand(action: 'disable' | 'enable' | 'suspend', summary: string): Command {
   return defineCommand({
@@ -217,4 +219,28 @@ export const commandTable: readonly Command[] = [
   }),
   connectionStateCommand('enable', 'Put a connection back into rotation'),
   connectionStateCommand('disable', 'Take a connection out of rotation'),
+
+  defineCommand({
+    words: ['usage', 'import-legacy'],
+    summary:
+      'Import usage records of the earlier engine (0.1) from a JSON-lines FILE, stored apart from gateway records; ' +
+      'importing a file again skips the records already imported',
+    operands: ['FILE'],
+    flags: {},
+    // The whole file is checked before the first batch goes out, so a malformed file stores nothing.
+    buildRequest: async ({ operands, readTextFile }) =>
+      batchLegacyRecords(readLegacyUsageFile(await readTextFile(operands.FILE), operands.FILE)).map((records) => ({
+        method: 'POST' as const,
+        path: '/admin/v1/legacy-usage',
+        body: { records },
+      })),
+    result: legacyImportResult,
+    combine: (results) => ({
+      imported: results.reduce((sum, result) => sum + result.imported, 0),
+      skipped: results.reduce((sum, result) => sum + result.skipped, 0),
+    }),
+    render: ({ imported, skipped }) =>
+      `imported ${imported} record${imported === 1 ? '' : 's'} of the 0.1 engine; ` +
+      `skipped ${skipped} already imported\n`,
+  }),
 ];

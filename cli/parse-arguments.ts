@@ -17,7 +17,7 @@ export type CommandArguments =
   | {
       readonly kind: 'run';
       readonly json: boolean;
-      readonly buildRequest: (context: RequestContext) => Promise<AdminRequest>;
+      readonly buildRequests: (context: RequestContext) => Promise<readonly AdminRequest[]>;
     };
 
 const overviewHint = "run 'gateway-admin --help' for the commands";
@@ -60,7 +60,7 @@ export function parseCommandArguments(command: Command, commandArguments: readon
     const value = values[name];
     if (Array.isArray(value)) occurrences[name] = value;
   }
-  return { kind: 'run', json: values['json'] === true, buildRequest: command.prepare(occurrences, positionals) };
+  return { kind: 'run', json: values['json'] === true, buildRequests: command.prepare(occurrences, positionals) };
 }
 
 function findHelpTopic(words: readonly string[], commands: readonly Command[]): HelpTopic {

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { sendAdminRequest } from './admin-client.ts';
 import { AdminRequestError, UsageError } from './cli-errors.ts';
 import { commandTable } from './commands.ts';
@@ -29,6 +30,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   // Grows to name the command once it is known, so every one-line error says which command it belongs to.
   let scope = 'gateway-admin';
   try {
+    if (argv[0] === 'bootstrap') {
+      // Talks to AWS, not to the admin API, and is the CLI's one user of shared/: loaded only when it runs.
+      scope = 'gateway-admin bootstrap';
+      return await (await import('./bootstrap-command.ts')).runBootstrap(argv.slice(1), io);
+    }
     const choice = chooseCommand(argv, commandTable);
     if (choice.kind === 'help') return printHelp(choice.topic);
     scope = `gateway-admin ${choice.command.words.join(' ')}`;
@@ -37,8 +43,26 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
     // The environment and standard input are read only once the command line is valid, so its errors come first.
     const gateway = readGatewayEnvironment(io.env);
-    const request = await commandArguments.buildRequest({ readCredential: () => readCredential(io.stdin) });
-    const result = await sendAdminRequest(request, { ...gateway, fetch: io.fetch });
+    // Every request is built (and a file checked whole) before the first is sent, so a bad input sends nothing.
+    const requests = await commandArguments.buildRequests({
+      readCredential: () => readCredential(io.stdin),
+      readTextFile,
+    });
+    const results: unknown[] = [];
+    for (const request of requests) {
+      try {
+        results.push(await sendAdminRequest(request, { ...gateway, fetch: io.fetch }));
+      } catch (error) {
+        // Requests before this one were applied; saying how many lets the caller judge what to run again.
+        if (error instanceof AdminRequestError && results.length > 0) {
+          throw new AdminRequestError(
+            `${error.message}; ${results.length} of ${requests.length} requests had succeeded before it`,
+          );
+        }
+        throw error;
+      }
+    }
+    const result = choice.command.combine(results);
     io.stdout.write(commandArguments.json ? `${JSON.stringify(result, null, 2)}\n` : choice.command.render(result));
     return exitCodes.done;
   } catch (error) {
@@ -50,5 +74,28 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   function printHelp(topic: HelpTopic): number {
     io.stdout.write(renderHelp(topic, commandTable));
     return exitCodes.done;
+  }
+}
+
+const fileErrorReasons: Readonly<Record<string, string>> = {
+  ENOENT: 'no such file',
+  EACCES: 'permission denied',
+  EISDIR: 'it is a folder',
+};
+
+/** Files are read only when the command line is valid; a missing or unreadable file is the caller's to fix (exit 2). */
+async function readTextFile(path: string): Promise<string> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    const code = error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : '';
+    throw new UsageError(`cannot read ${path}: ${fileErrorReasons[code] ?? (code || String(error))}`);
+  }
+  try {
+    // Fatal, so broken bytes are refused instead of being replaced by U+FFFD and sent on as if they were text.
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new UsageError(`${path} is not UTF-8 text`);
   }
 }

@@ -36,8 +36,11 @@ function renderOverview(commands: readonly Command[]): string {
   const commandRows = indentedPairs(commands.map((command) => [command.words.join(' '), command.summary]));
   return [
     'Usage: gateway-admin <command> [ID] [flags]\n',
-    '\nManages the members, keys and provider connections of a model gateway through its admin API.\n',
+    '\nManages the members, keys and provider connections of a model gateway through its admin API, and imports\n' +
+      'usage records of the earlier engine (0.1).\n',
     `\nCommands:\n${commandRows}`,
+    '\nOn AWS, once per deployed stage (uses your AWS credentials, not the admin key):\n',
+    indentedPairs([['bootstrap --stage NAME [--region R]', 'create the first administrator and print its key']]),
     `\nFlags of every command:\n${indentedPairs(globalFlags)}`,
     '\nEnvironment:\n',
     indentedPairs([

@@ -5,6 +5,7 @@ import { GatewayError } from '../shared/http/gateway-error.ts';
 import { fromFunctionUrlEvent, type GatewayRequest, type GatewayResponse } from '../shared/http/gateway-request.ts';
 import { renderError } from '../shared/http/render-error.ts';
 import { matchRoute, type RouteMatch, routesForPath } from '../shared/http/route-table.ts';
+import { recordResponse } from '../shared/observability/gateway-telemetry.ts';
 import { servicesFromEnvironment } from './gateway-runtime.ts';
 
 /** What the local host adds to the invocation context; absent on Lambda. */
@@ -38,6 +39,7 @@ export function streamingEntry(handle: RouteHandler) {
     const route = matchRoute(request.method, request.path, services.config.upstreamPrefixes);
     const response = route ? await handle(services, request, route) : unknownRoute(request);
     if (response.afterResponse) pendingSettlements.set(context, response.afterResponse);
+    recordResponse(services.config, response.statusCode);
     return { statusCode: response.statusCode, headers: response.headers, body: response.body };
   });
 }

@@ -4,16 +4,21 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { ensureTable } from '../../shared/store/create-tables.ts';
-import { tableDefinitions } from '../../shared/store/table-definitions.ts';
+import { type TableLogicalName, tableDefinitions } from '../../shared/store/table-definitions.ts';
 
 export interface EmbeddedStore {
   endpoint: string;
-  tableNames: { control: string; usage: string; rollups: string };
+  tableNames: Readonly<Record<TableLogicalName, string>>;
   close(): Promise<void>;
 }
 
-/** Local physical names; on AWS the stack chooses them. */
-const localTableNames = { control: 'gateway-control', usage: 'gateway-usage', rollups: 'gateway-rollups' } as const;
+/** Local physical names; on AWS the stack chooses them. Keyed by every logical name, so a new table must get one. */
+const localTableNames: Readonly<Record<TableLogicalName, string>> = {
+  control: 'gateway-control',
+  usage: 'gateway-usage',
+  rollups: 'gateway-rollups',
+  legacyUsage: 'gateway-legacy-usage',
+};
 
 /**
  * The DynamoDB API served in-process by dynalite, persisted under the data folder, with the gateway's tables

@@ -7,6 +7,7 @@ import { bootstrapAdministrator } from '../../shared/admin/bootstrap-admin.ts';
 import { parseGatewayConfig } from '../../shared/config/gateway-config.ts';
 import { createGatewayServices, type GatewayServices } from '../../shared/config/gateway-services.ts';
 import { logger } from '../../shared/observability/logger.ts';
+import { tableEnvironment } from '../../shared/store/table-definitions.ts';
 import { startEmbeddedStore } from './embedded-store.ts';
 import { loadLocalFunctions } from './local-functions.ts';
 import { createLocalServer } from './local-server.ts';
@@ -38,9 +39,7 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
   const store = await startEmbeddedStore(dataDir);
   const config = parseGatewayConfig({
     ...options.environment,
-    GATEWAY_TABLE_CONTROL: store.tableNames.control,
-    GATEWAY_TABLE_USAGE: store.tableNames.usage,
-    GATEWAY_TABLE_ROLLUPS: store.tableNames.rollups,
+    ...tableEnvironment(store.tableNames),
     GATEWAY_DYNAMODB_ENDPOINT: store.endpoint,
     AWS_REGION: 'local',
     GATEWAY_SECRET_STORE: 'file',

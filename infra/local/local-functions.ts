@@ -21,10 +21,20 @@ export async function loadLocalFunctions(): Promise<Record<FunctionId, LocalFunc
     switch (functionId) {
       case 'chat-completions':
         return (await import('../../functions/chat-completions.ts')).handler as unknown as LocalFunction;
+      case 'responses':
+        return (await import('../../functions/responses.ts')).handler as unknown as LocalFunction;
+      case 'messages':
+        return (await import('../../functions/messages.ts')).handler as unknown as LocalFunction;
+      case 'count-tokens':
+        return (await import('../../functions/count-tokens.ts')).handler as unknown as LocalFunction;
+      case 'generate-content':
+        return (await import('../../functions/generate-content.ts')).handler as unknown as LocalFunction;
       case 'models':
         return (await import('../../functions/models.ts')).handler as unknown as LocalFunction;
       case 'admin':
         return (await import('../../functions/admin.ts')).handler as unknown as LocalFunction;
+      case 'usage':
+        return (await import('../../functions/usage.ts')).handler as unknown as LocalFunction;
       default: {
         const unknownFunction: never = functionId;
         throw new Error(`no entry for ${String(unknownFunction)}`);
@@ -33,7 +43,12 @@ export async function loadLocalFunctions(): Promise<Record<FunctionId, LocalFunc
   };
   return {
     'chat-completions': await load('chat-completions'),
+    responses: await load('responses'),
+    messages: await load('messages'),
+    'count-tokens': await load('count-tokens'),
+    'generate-content': await load('generate-content'),
     models: await load('models'),
     admin: await load('admin'),
+    usage: await load('usage'),
   };
 }

@@ -7,11 +7,12 @@ import { fromFunctionUrlEvent } from '../../shared/http/gateway-request.ts';
 import { payloadTooLarge } from '../../shared/http/read-request.ts';
 import { renderError } from '../../shared/http/render-error.ts';
 import type { FunctionId } from '../../shared/http/route-table.ts';
-import { matchRoute } from '../../shared/http/route-table.ts';
+import { matchRoute, matchStaticRoute } from '../../shared/http/route-table.ts';
 import { errorEnvelopeFor } from '../../shared/http/wire.ts';
 import { logger } from '../../shared/observability/logger.ts';
 import { toFunctionUrlEvent } from './function-url-event.ts';
 import type { LocalFunction } from './local-functions.ts';
+import { serveStaticPage } from './serve-static-page.ts';
 
 /**
  * The one-machine host: a Node HTTP server that turns each request into a function-URL event and hands it,
@@ -36,6 +37,11 @@ async function handle(
 ): Promise<void> {
   const url = new URL(request.url ?? '/', `http://${request.headers.host ?? 'localhost'}`);
   const method = request.method ?? 'GET';
+  const staticRoute = matchStaticRoute(method, url.pathname);
+  if (staticRoute) {
+    await serveStaticPage(staticRoute, url.pathname, method, response);
+    return;
+  }
   const route = matchRoute(method, url.pathname, services.config.upstreamPrefixes);
   if (!route) {
     const body = await readLimited(request, services.config.bodyLimitBytes);

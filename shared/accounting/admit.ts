@@ -39,10 +39,10 @@ export function admissionLimits(principal: Principal): AdmissionLimits {
  */
 export async function admit(
   services: GatewayServices,
-  input: { principal: Principal; requestId: string; reserve: number },
+  input: { principal: Principal; requestId: string; reserve: number; holderDailyRequests?: number | undefined },
 ): Promise<Admission> {
   const { principal, requestId, reserve } = input;
-  const limits = admissionLimits(principal);
+  const limits = { ...admissionLimits(principal), holderDailyRequests: input.holderDailyRequests };
   if (limits.dailyTokens !== undefined && reserve > limits.dailyTokens) {
     throw tooMany(
       'token_reservation_limit',
@@ -59,7 +59,7 @@ export async function admit(
       reserved: reserve,
       admittedAt: now,
     };
-    const admitted = await tryAdmit(services.control, {
+    const admitted = await storeCall(() => tryAdmit(services.control, {
       memberId: principal.memberId,
       keyId: principal.keyId,
       generation: principal.generation,
@@ -69,13 +69,36 @@ export async function admit(
       reserve,
       leaseExpiresAt: now.getTime() + services.config.leaseTtlMs,
       limits,
-    });
+    }));
     if (admitted) return admission;
-    const member = await getMember(services.control, principal.memberId, true);
+    const member = await storeCall(() => getMember(services.control, principal.memberId, true));
     const reaped = member ? await reapExpiredLeases(services, member) : 0;
     if (reaped === 0) throwRefusal(member, principal, limits, reserve, now);
   }
   throw tooMany('admission_contention', 'The allowance is under heavy contention; try again.');
+}
+
+const throttlingErrors = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+]);
+
+/** A store that is throttling or unavailable refuses the request before anything is reserved: a clear 503. */
+async function storeCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof Error && throttlingErrors.has(error.name)) {
+      throw new GatewayError(503, 'store_unavailable', 'The allowance store is busy; try again shortly.', {
+        cause: error,
+        headers: { 'retry-after': '1' },
+      });
+    }
+    throw error;
+  }
 }
 
 /** Names the check that refused admission. Returns only when nothing explains the refusal (a race): try again. */
@@ -113,6 +136,12 @@ function throwRefusal(
     throw tooMany(
       'concurrency_limit',
       `The member's limit of ${limits.memberConcurrency} concurrent requests is reached.`,
+    );
+  }
+  if (limits.holderDailyRequests !== undefined && (member.holderDays[day] ?? 0) >= limits.holderDailyRequests) {
+    throw tooMany(
+      'holder_daily_limit',
+      `The wallet's ${limits.holderDailyRequests} holder requests for today (UTC) are used.`,
     );
   }
   const keyLeases = Object.keys(member.keyLeases[principal.keyId] ?? {}).length;

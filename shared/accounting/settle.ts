@@ -1,4 +1,5 @@
 import type { GatewayServices } from '../config/gateway-services.ts';
+import { recordSettlement } from '../observability/gateway-telemetry.ts';
 import type { UsageReport } from '../providers/usage-report.ts';
 import { releaseLease } from '../store/admission-store.ts';
 import { addToRollup } from '../store/rollup-store.ts';
@@ -60,4 +61,5 @@ export async function settle(services: GatewayServices, ending: RequestEnding): 
     source,
   };
   if (await closeRecord(services.usage, record, outcome)) await addToRollup(services.rollups, record, outcome);
+  recordSettlement(services.config, record, outcome);
 }

@@ -8,10 +8,19 @@ import { renderError } from '../http/render-error.ts';
 import { logger } from '../observability/logger.ts';
 import { describeIssues } from '../pipeline/describe-issues.ts';
 import { createConnection, listConnections, setConnectionEnabled } from '../store/connection-store.ts';
-import { toConnectionView } from '../store/control-items.ts';
+import { holderMemberId, toConnectionView } from '../store/control-items.ts';
 import { createKey, listKeys, revokeKey, rotateKey } from '../store/key-store.ts';
-import { createMember, getMember, listMembers, setMemberStatus } from '../store/member-store.ts';
-import { createConnectionBody, createKeyBody, createMemberBody } from './admin-schemas.ts';
+import { importLegacyUsageRecords } from '../store/legacy-usage-store.ts';
+import { createMember, getMember, listMembers, setHolderHoldings, setMemberStatus } from '../store/member-store.ts';
+import {
+  createConnectionBody,
+  createKeyBody,
+  createMemberBody,
+  importLegacyUsageBody,
+  setHoldingsBody,
+  walletSchema,
+} from './admin-schemas.ts';
+import { readLegacyUsageRecord } from './legacy-usage-record.ts';
 
 type AdminAction = (services: GatewayServices, request: GatewayRequest, id: string) => Promise<[number, unknown]>;
 
@@ -90,6 +99,31 @@ const adminRoutes: AdminRoute[] = [
   },
   {
     method: 'POST',
+    pattern: '/holders',
+    async action(services, request) {
+      const body = parseBody(setHoldingsBody, request);
+      return [200, { member: await setHolderHoldings(services.control, body.wallet, body.usd, services.now()) }];
+    },
+  },
+  {
+    method: 'POST',
+    pattern: '/holders/:id/keys',
+    async action(services, _request, wallet) {
+      if (!walletSchema.safeParse(wallet).success) throw badRequest('invalid_request', 'That is not a wallet name.');
+      const member = await getMember(services.control, holderMemberId(wallet), true);
+      if (member?.role !== 'holder') {
+        throw notFound('holder_not_found', `No holder wallet "${wallet}"; set its holdings first.`);
+      }
+      const issued = await createKey(
+        services.control,
+        { memberId: member.id, name: 'holder', expiresAt: null, policy: {}, tag: services.config.holderTag },
+        services.now(),
+      );
+      return [201, issued];
+    },
+  },
+  {
+    method: 'POST',
     pattern: '/connections',
     async action(services, request) {
       const { apiKey, ...body } = parseBody(createConnectionBody, request);
@@ -121,6 +155,21 @@ const adminRoutes: AdminRoute[] = [
       ],
     }),
   ),
+  {
+    method: 'POST',
+    pattern: '/legacy-usage',
+    // Records of the 0.1 engine go to their own table only (spec §9): never the usage records or the rollups.
+    async action(services, request) {
+      const { records } = parseBody(importLegacyUsageBody, request);
+      // Every record is read before any is stored, so a bad record leaves the whole batch unstored.
+      const readings = records.map((record, index) => {
+        const reading = readLegacyUsageRecord(record);
+        if (!reading.ok) throw badRequest('invalid_legacy_record', `records[${index}]: ${reading.problem}.`);
+        return reading.record;
+      });
+      return [200, await importLegacyUsageRecords(services.legacyUsage, readings, services.now())];
+    },
+  },
 ];
 
 function matchAdminRoute(method: string, path: string): { route: AdminRoute; id: string } | undefined {

@@ -34,3 +34,19 @@ export const createConnectionBody = z
     apiKey: z.string().min(1).max(10_000),
   })
   .strict();
+
+/** A wallet address or name as the holdings source knows it; kept to characters that are safe in paths and keys. */
+export const walletSchema = z.string().regex(/^[A-Za-z0-9._:-]{3,128}$/, 'a wallet is 3-128 letters, digits, ".", "_", ":" or "-"');
+
+export const setHoldingsBody = z.object({ wallet: walletSchema, usd: z.number().finite().nonnegative() }).strict();
+
+/**
+ * Records per import request: it bounds the puts one admin invocation makes within its time-out. 100 records of the
+ * largest size (32 KiB) would pass the 2 MiB body limit, so the CLI also splits batches by size.
+ */
+export const maxLegacyRecordsPerRequest = 100;
+
+/** A batch of 0.1 usage records; each record is read by `readLegacyUsageRecord`, which reports its own problems. */
+export const importLegacyUsageBody = z
+  .object({ records: z.array(z.unknown()).min(1).max(maxLegacyRecordsPerRequest) })
+  .strict();

@@ -54,7 +54,8 @@ async function loadPrincipal(services: GatewayServices, key: string, holder: boo
     getKey(services.control, lookup.keyId),
     getMember(services.control, lookup.memberId),
   ]);
-  if (!keyItem || !memberItem) return undefined;
+  // A holder key must belong to a holder wallet and a gateway key to a team member, whatever its prefix says.
+  if (!keyItem || !memberItem || (memberItem.role === 'holder') !== holder) return undefined;
   return {
     keyId: keyItem.id,
     memberId: memberItem.id,

@@ -1,4 +1,4 @@
-import type { ClientWire } from '../http/wire.ts';
+import type { ClientWire, UpstreamWire } from '../http/wire.ts';
 
 /**
  * A model the gateway knows by itself (spec §2.2). Connections may declare more models; those carry no limits
@@ -22,6 +22,11 @@ export interface CatalogModel {
   wires: ClientWire[];
   /** The upstream prefix this model goes to when the caller chooses none (spec §4.3 rule 8). */
   upstreamMarker: string | null;
+  /**
+   * The wire of this model's upstream route: a connection that lists no models serves the catalog models of its
+   * provider whose route speaks its wire (the alpha family has a chat-style and a messages-style route).
+   */
+  upstreamWire: UpstreamWire;
   holderPerk: 'available' | 'paused' | 'none';
 }
 
@@ -43,6 +48,7 @@ export const catalogModels: readonly CatalogModel[] = [
     priceUsdPerMillionTokens: { input: 0.75, output: 3.5 },
     wires: ['openai-chat', 'openai-responses'],
     upstreamMarker: 'alpha',
+    upstreamWire: 'openai-chat',
     holderPerk: 'paused',
   },
   {
@@ -60,6 +66,7 @@ export const catalogModels: readonly CatalogModel[] = [
     priceUsdPerMillionTokens: { input: 0.75, output: 3.5 },
     wires: ['openai-chat', 'openai-responses'],
     upstreamMarker: 'alpha',
+    upstreamWire: 'openai-chat',
     holderPerk: 'paused',
   },
   {
@@ -77,6 +84,7 @@ export const catalogModels: readonly CatalogModel[] = [
     priceUsdPerMillionTokens: { input: 0.75, output: 3.5 },
     wires: ['openai-chat', 'openai-responses'],
     upstreamMarker: 'alpha',
+    upstreamWire: 'anthropic-messages',
     holderPerk: 'paused',
   },
   {
@@ -94,6 +102,7 @@ export const catalogModels: readonly CatalogModel[] = [
     priceUsdPerMillionTokens: { input: 2.25, output: 10.5 },
     wires: ['openai-chat', 'openai-responses'],
     upstreamMarker: 'alpha',
+    upstreamWire: 'anthropic-messages',
     holderPerk: 'paused',
   },
   {
@@ -111,6 +120,7 @@ export const catalogModels: readonly CatalogModel[] = [
     priceUsdPerMillionTokens: { input: 1.0, output: 1.5 },
     wires: ['openai-chat'],
     upstreamMarker: 'beta',
+    upstreamWire: 'openai-chat',
     holderPerk: 'available',
   },
   {
@@ -128,6 +138,7 @@ export const catalogModels: readonly CatalogModel[] = [
     priceUsdPerMillionTokens: null,
     wires: ['openai-chat'],
     upstreamMarker: 'gamma',
+    upstreamWire: 'openai-chat',
     holderPerk: 'none',
   },
 ];

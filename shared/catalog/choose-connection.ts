@@ -2,6 +2,7 @@ import { badRequest, notFound } from '../http/gateway-error.ts';
 import type { ClientWire } from '../http/wire.ts';
 import type { ConnectionItem } from '../store/control-items.ts';
 import { clientWiresServedBy, type KnownModel, modelsOfConnection } from './known-models.ts';
+import { translationHops } from './wire-reach.ts';
 
 export interface UpstreamChoices {
   modelUpstream: string | undefined;
@@ -55,7 +56,13 @@ export class ConnectionRotation {
     if (onUpstream.length === 0) {
       throw notFound('no_connection', `No enabled connection serves "${model.publicId}" on upstream "${upstream}".`);
     }
-    const candidates = onUpstream.filter((connection) => clientWiresServedBy(connection.wire).includes(wire));
+    // Same wire in and out where a connection speaks it; translation only where the model's route demands it,
+    // which the catalog says: connection-declared models are never translated.
+    const native = onUpstream.filter((connection) => clientWiresServedBy(connection.wire).includes(wire));
+    const candidates =
+      native.length > 0 || !model.catalog
+        ? native
+        : onUpstream.filter((connection) => translationHops(wire, connection.wire) !== undefined);
     if (candidates.length === 0) {
       throw badRequest('unsupported_wire', `No connection for "${model.publicId}" speaks this request format.`);
     }

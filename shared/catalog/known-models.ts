@@ -32,14 +32,16 @@ export function clientWiresServedBy(wire: UpstreamWire): ClientWire[] {
   }
 }
 
-/** The model names a connection serves: its declared list, or else every catalog model of its provider. */
+/** The model names a connection serves: its declared list, or else the catalog models of its provider and wire. */
 export function modelsOfConnection(connection: ConnectionItem): string[] {
   if (connection.models.length > 0) {
     return connection.models.map((model) =>
       model.startsWith(`${connection.provider}/`) ? model.slice(connection.provider.length + 1) : model,
     );
   }
-  return catalogModels.filter((entry) => entry.provider === connection.provider).map((entry) => entry.model);
+  return catalogModels
+    .filter((entry) => entry.provider === connection.provider && entry.upstreamWire === connection.wire)
+    .map((entry) => entry.model);
 }
 
 export function knownModels(connections: readonly ConnectionItem[]): KnownModel[] {

@@ -28,6 +28,8 @@ const environmentSchema = z.object({
   GATEWAY_TABLE_CONTROL: z.string().min(3),
   GATEWAY_TABLE_USAGE: z.string().min(3),
   GATEWAY_TABLE_ROLLUPS: z.string().min(3),
+  /** Usage records of the earlier engine generation (0.1), kept apart from gateway records (spec §9). */
+  GATEWAY_TABLE_LEGACY_USAGE: z.string().min(3),
   /** Set by the local host to its embedded store; absent on AWS. */
   GATEWAY_DYNAMODB_ENDPOINT: z.url().optional(),
   AWS_REGION: z.string().default('us-east-1'),
@@ -36,6 +38,8 @@ const environmentSchema = z.object({
   GATEWAY_SECRET_FILE: z.string().optional(),
   /** Name prefix of the Secrets Manager secrets that hold provider credentials. */
   GATEWAY_SECRET_PREFIX: z.string().default('model-gateway/dev'),
+  /** CloudWatch namespace of the EMF metrics; set by the stack, absent on the local host, which emits none. */
+  GATEWAY_METRICS_NAMESPACE: z.string().min(1).optional(),
 });
 
 export type GatewayConfig = ReturnType<typeof toConfig>;
@@ -61,8 +65,10 @@ function toConfig(env: z.infer<typeof environmentSchema>) {
       control: env.GATEWAY_TABLE_CONTROL,
       usage: env.GATEWAY_TABLE_USAGE,
       rollups: env.GATEWAY_TABLE_ROLLUPS,
+      legacyUsage: env.GATEWAY_TABLE_LEGACY_USAGE,
     },
     dynamoEndpoint: env.GATEWAY_DYNAMODB_ENDPOINT,
+    metricsNamespace: env.GATEWAY_METRICS_NAMESPACE,
     region: env.AWS_REGION,
     secretStore:
       env.GATEWAY_SECRET_STORE === 'file'

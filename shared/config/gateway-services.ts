@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../auth/principal.ts';
+import { type HoldingsSource, memberRecordHoldings } from '../accounting/holdings-source.ts';
 import { TtlCache } from '../cache/ttl-cache.ts';
 import { createFileSecretStore } from '../secrets/file-secret-store.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
@@ -7,6 +8,7 @@ import { createSecretsManagerStore } from '../secrets/secrets-manager-store.ts';
 import type { ConnectionItem } from '../store/control-items.ts';
 import type { ControlTable } from '../store/control-table.ts';
 import { createDocumentClient } from '../store/dynamo-client.ts';
+import type { LegacyUsageTable } from '../store/legacy-usage-store.ts';
 import type { RollupTable } from '../store/rollup-store.ts';
 import type { UsageTable } from '../store/usage-record-store.ts';
 import type { GatewayConfig } from './gateway-config.ts';
@@ -18,12 +20,15 @@ export interface GatewayServices {
   control: ControlTable;
   usage: UsageTable;
   rollups: RollupTable;
+  /** Records of the earlier engine generation (0.1): only the admin import writes here, nothing totals them. */
+  legacyUsage: LegacyUsageTable;
   secrets: SecretStore;
   caches: {
     /** Authenticated principals by key hash. */
     principals: TtlCache<Principal>;
     connections: TtlCache<ConnectionItem[]>;
   };
+  holdings: HoldingsSource;
   /** Work that outlives a response (settlement); hosts await it before an invocation or shutdown ends. */
   background: Set<Promise<unknown>>;
   now: () => Date;
@@ -45,11 +50,13 @@ export function createGatewayServices(
     control: { client, tableName: config.tables.control },
     usage: { client, tableName: config.tables.usage },
     rollups: { client, tableName: config.tables.rollups },
+    legacyUsage: { client, tableName: config.tables.legacyUsage },
     secrets,
     caches: {
       principals: new TtlCache(config.cacheTtlMs),
       connections: new TtlCache(Math.min(config.cacheTtlMs, 5_000)),
     },
+    holdings: memberRecordHoldings,
     background: new Set(),
     now: () => new Date(),
     ...overrides,

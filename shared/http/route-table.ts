@@ -4,7 +4,16 @@ import type { ClientWire } from './wire.ts';
  * The one list of paths. The local server dispatches with it and the CDK stack derives its function URLs and
  * CloudFront behaviours from it, so a path cannot exist on one host and not on the other.
  */
-export const functionIds = ['chat-completions', 'models', 'admin'] as const;
+export const functionIds = [
+  'chat-completions',
+  'responses',
+  'messages',
+  'count-tokens',
+  'generate-content',
+  'models',
+  'admin',
+  'usage',
+] as const;
 export type FunctionId = (typeof functionIds)[number];
 
 export interface RouteDefinition {
@@ -15,7 +24,7 @@ export interface RouteDefinition {
   readonly path: string;
   readonly match: 'exact' | 'prefix';
   readonly functionId: FunctionId;
-  readonly wire: ClientWire | 'admin';
+  readonly wire: ClientWire | 'admin' | 'usage';
   /** Whether `/<upstream prefix>/...` also reaches this route (spec §4.3 rule 8). */
   readonly upstreamPrefixable: boolean;
 }
@@ -28,6 +37,44 @@ export const routeTable: readonly RouteDefinition[] = [
     match: 'exact',
     functionId: 'chat-completions',
     wire: 'openai-chat',
+    upstreamPrefixable: true,
+  },
+  {
+    id: 'responses',
+    method: 'POST',
+    path: '/v1/responses',
+    match: 'exact',
+    functionId: 'responses',
+    wire: 'openai-responses',
+    upstreamPrefixable: true,
+  },
+  {
+    id: 'messages',
+    method: 'POST',
+    path: '/v1/messages',
+    match: 'exact',
+    functionId: 'messages',
+    wire: 'anthropic-messages',
+    upstreamPrefixable: true,
+  },
+  {
+    id: 'count-tokens',
+    method: 'POST',
+    path: '/v1/messages/count_tokens',
+    match: 'exact',
+    functionId: 'count-tokens',
+    wire: 'anthropic-count-tokens',
+    upstreamPrefixable: true,
+  },
+  {
+    // `/v1beta/models/<provider/model>:generateContent` and `:streamGenerateContent`: the model id holds a `/`,
+    // so the route is a prefix and the handler reads the model and the method from the rest of the path.
+    id: 'generate-content',
+    method: 'POST',
+    path: '/v1beta/models/',
+    match: 'prefix',
+    functionId: 'generate-content',
+    wire: 'gemini',
     upstreamPrefixable: true,
   },
   {
@@ -57,7 +104,51 @@ export const routeTable: readonly RouteDefinition[] = [
     wire: 'admin',
     upstreamPrefixable: false,
   },
+  {
+    // The usage data API (summary, requests, export.csv, keys) under `/usage-api/v1/`; read-only.
+    id: 'usage-api',
+    method: 'GET',
+    path: '/usage-api/',
+    match: 'prefix',
+    functionId: 'usage',
+    wire: 'usage',
+    upstreamPrefixable: false,
+  },
 ];
+
+/**
+ * Paths served as static files, not by a function: S3 behind CloudFront on AWS (CloudFront pattern
+ * `${path}*`, with `${path}` itself answered by `indexFile`), the local host from the same build. `build` names
+ * the page build in infra/usage-page-build.ts whose output is the bucket's content under `path`.
+ */
+export interface StaticRouteDefinition {
+  readonly id: string;
+  readonly method: 'GET';
+  /** The page's own path; its assets live below `${path}/`. */
+  readonly path: string;
+  readonly match: 'prefix';
+  readonly origin: 'static-site';
+  readonly build: 'usage-page';
+  readonly indexFile: string;
+}
+
+export const staticRoutes: readonly StaticRouteDefinition[] = [
+  {
+    id: 'usage-page',
+    method: 'GET',
+    path: '/app/usage',
+    match: 'prefix',
+    origin: 'static-site',
+    build: 'usage-page',
+    indexFile: 'index.html',
+  },
+];
+
+/** The static route serving a path (the page itself or one of its assets), if any. */
+export function matchStaticRoute(method: string, path: string): StaticRouteDefinition | undefined {
+  if (method !== 'GET' && method !== 'HEAD') return undefined;
+  return staticRoutes.find((route) => path === route.path || path.startsWith(`${route.path}/`));
+}
 
 export interface RouteMatch {
   route: RouteDefinition;

@@ -1,9 +1,13 @@
 import { admit } from '../accounting/admit.ts';
 import { estimateInputTokens } from '../accounting/estimate-input-tokens.ts';
+import { holderDailyRequestLimit } from '../accounting/holder-tiers.ts';
 import { outputAllowance } from '../accounting/output-allowance.ts';
+import { assertSelfContainedText } from '../accounting/self-contained-text.ts';
 import { settle } from '../accounting/settle.ts';
 import { authenticate } from '../auth/authenticate.ts';
 import { ConnectionRotation } from '../catalog/choose-connection.ts';
+import { assertFitsContextWindow } from '../catalog/context-window.ts';
+import { translationHops } from '../catalog/wire-reach.ts';
 import { type GatewayServices, trackBackground } from '../config/gateway-services.ts';
 import { GatewayError, toGatewayError } from '../http/gateway-error.ts';
 import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
@@ -11,6 +15,7 @@ import { checkRequestEnvelope, readJsonObject } from '../http/read-request.ts';
 import { renderError } from '../http/render-error.ts';
 import type { RouteMatch } from '../http/route-table.ts';
 import { logger } from '../observability/logger.ts';
+import { parseJson } from '../providers/parse-json.ts';
 import { providerWireFor } from '../providers/provider-wires.ts';
 import type { UsageReport } from '../providers/usage-report.ts';
 import { newId } from '../store/ids.ts';
@@ -18,6 +23,7 @@ import { putRunningRecord, type RunningRecord } from '../store/usage-record-stor
 import type { ClientWireHandler } from './client-wire-handler.ts';
 import { ClientGoneError, dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
 import { relayEventStream } from './relay-event-stream.ts';
+import { translateRequest } from './wire-translation.ts';
 import { routeRequest } from './route-request.ts';
 
 const rotation = new ConnectionRotation();
@@ -51,31 +57,52 @@ async function runPipeline(
   checkRequestEnvelope(request, config.bodyLimitBytes);
   const principal = await authenticate(services, request.headers);
   const body = readJsonObject(request);
-  wireHandler.validate(body);
+  const address = { innerPath: route.innerPath, query: request.query };
+  wireHandler.validate(body, address);
+  if (principal.member.policy.dailyTokens !== undefined) assertSelfContainedText(body);
 
   const routed = await routeRequest(services, {
     principal,
-    requestedModel: wireHandler.modelOf(body, route.innerPath),
+    requestedModel: wireHandler.modelOf(body, address),
     wire: wireHandler.wire,
     pathUpstream: route.pathUpstream,
     headerUpstream: request.headers['x-gateway-upstream'],
     rotation,
   });
   const { model, connection } = routed;
-  const stream = wireHandler.isStream(body, route.innerPath);
-  const reserve =
-    estimateInputTokens(body) +
-    outputAllowance({
-      requested: wireHandler.requestedOutput(body),
-      modelMaxOutput: model.catalog?.maxOutput ?? null,
-      policyMaxOutput: routed.policy.maxOutput,
-      defaultCap: config.defaultOutputCap,
-    });
+  const stream = wireHandler.isStream(body, address);
+  const requestedOutput = wireHandler.requestedOutput(body);
+  const inputEstimate = estimateInputTokens(body);
+  const allowance = outputAllowance({
+    requested: requestedOutput,
+    modelMaxOutput: model.catalog?.maxOutput ?? null,
+    policyMaxOutput: routed.policy.maxOutput,
+    defaultCap: config.defaultOutputCap,
+  });
+  assertFitsContextWindow(model.catalog, inputEstimate, requestedOutput);
+  const requestId = newId('req');
+  const now = services.now();
+  const translation = translateRequest(
+    body,
+    {
+      hops: translationHops(wireHandler.wire, connection.wire) ?? [],
+      clientIsChat: wireHandler.wire === 'openai-chat',
+      catalog: model.catalog,
+    },
+    { requestId, publicModel: model.publicId, upstreamModel: model.upstreamModel, outputAllowance: allowance, createdAt: now },
+  );
   const providerWire = providerWireFor(connection.wire);
   const credential = await services.secrets.read(connection.secretName);
+  const holderDailyRequests = principal.holder
+    ? holderDailyRequestLimit(model.catalog, await services.holdings.holdingsFor(principal.member), now)
+    : undefined;
 
-  const requestId = newId('req');
-  const admission = await admit(services, { principal, requestId, reserve });
+  const admission = await admit(services, {
+    principal,
+    requestId,
+    reserve: inputEstimate + allowance,
+    holderDailyRequests,
+  });
   const record: RunningRecord = {
     id: requestId,
     memberId: principal.memberId,
@@ -109,7 +136,7 @@ async function runPipeline(
     call = await dispatchUpstream(
       providerWire.buildUpstreamRequest({
         target: { baseUrl: connection.baseUrl, credential },
-        body,
+        body: translation.upstreamBody,
         upstreamModel: model.upstreamModel,
         stream,
         operation: 'generate',
@@ -129,7 +156,7 @@ async function runPipeline(
     const relay = relayEventStream({
       upstream: call.response.body,
       usageReader: providerWire.createStreamUsageReader(),
-      dropEvent: wireHandler.dropStreamEvent(body),
+      rewriter: translation.streamRewriter() ?? wireHandler.streamRewriter(body),
       errorEvent: (reason) =>
         wireHandler.streamErrorEvent(
           reason === 'timeout'
@@ -166,19 +193,11 @@ async function runPipeline(
   return {
     statusCode: upstreamStatus,
     headers: { ...responseHeaders, 'content-type': contentType },
-    body: text,
+    body: upstreamStatus < 400 ? translation.response(text) : translation.error(text),
     afterResponse: finish(upstreamStatus, true, usage),
   };
 }
 
 function withHeaders<T extends { headers: Record<string, string> }>(response: T, headers: Record<string, string>): T {
   return { ...response, headers: { ...response.headers, ...headers } };
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -2,7 +2,12 @@ import { badRequest } from '../http/gateway-error.ts';
 import { chatCompletionRequestSchema } from '../providers/openai-chat/openai-chat-api.ts';
 import { isUsageOnlyChunk } from '../providers/openai-chat/openai-chat-usage.ts';
 import type { ClientWireHandler } from './client-wire-handler.ts';
+import { droppingRewriter } from './event-rewriter.ts';
 import { describeIssues } from './describe-issues.ts';
+
+export function includesUsage(body: Record<string, unknown>): boolean {
+  return (body.stream_options as { include_usage?: boolean } | null | undefined)?.include_usage === true;
+}
 
 /** The Chat Completions client wire (`POST /v1/chat/completions`). */
 export const openaiChatHandler: ClientWireHandler = {
@@ -18,10 +23,9 @@ export const openaiChatHandler: ClientWireHandler = {
     const value = body.max_completion_tokens ?? body.max_tokens;
     return typeof value === 'number' ? value : undefined;
   },
-  dropStreamEvent(body) {
-    const options = body.stream_options as { include_usage?: boolean } | null | undefined;
-    if (options?.include_usage === true) return undefined;
-    return (event) => isUsageOnlyChunk(event.data);
+  streamRewriter(body) {
+    // The gateway asks every chat upstream for usage; a client that did not ask must not receive that chunk.
+    return includesUsage(body) ? undefined : droppingRewriter((event) => isUsageOnlyChunk(event.data));
   },
   streamErrorEvent(error) {
     return `data: ${JSON.stringify({ error: { message: error.message, type: error.type, code: error.code } })}\n\n`;

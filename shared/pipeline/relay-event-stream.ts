@@ -1,9 +1,11 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import type { StreamEvent, StreamUsageReader, UsageReport } from '../providers/usage-report.ts';
+import type { StreamUsageReader, UsageReport } from '../providers/usage-report.ts';
 import { upstreamTimeoutReason } from './dispatch-upstream.ts';
+import type { EventRewriter } from './event-rewriter.ts';
+import { isUpstreamErrorEvent } from './upstream-error-event.ts';
 
 export interface StreamEnding {
-  /** The upstream stream reached its end and the client did not go away. */
+  /** The upstream stream reached its end without reporting an error, and the client did not go away. */
   completed: boolean;
   usage: UsageReport | undefined;
 }
@@ -11,8 +13,8 @@ export interface StreamEnding {
 export interface RelayOptions {
   upstream: ReadableStream<Uint8Array>;
   usageReader: StreamUsageReader;
-  /** Events the client must not see (such as a usage chunk it did not ask for); when set, events are re-framed. */
-  dropEvent?: ((event: StreamEvent) => boolean) | undefined;
+  /** Re-frames events for the client (a filter or a translation); without one, the bytes pass unchanged. */
+  rewriter?: EventRewriter | undefined;
   /** The closing event in the client's wire, sent when the upstream fails mid-stream. */
   errorEvent: (reason: 'interrupted' | 'timeout') => string;
   idleTimeoutMs: number;
@@ -32,12 +34,16 @@ export function relayEventStream(options: RelayOptions): {
 } {
   const reader = options.upstream.getReader();
   const decoder = new TextDecoder();
-  let pendingEvents: StreamEvent[] = [];
+  let pendingText = '';
+  // The upstream's own error event is relayed as it is (it is already in the client's wire), but the answer
+  // it ends is not complete.
+  let upstreamReportedError = false;
   const parser = createParser({
     onEvent(message: EventSourceMessage) {
       const event = { event: message.event, data: message.data };
       options.usageReader.push(event);
-      if (options.dropEvent) pendingEvents.push(event);
+      if (isUpstreamErrorEvent(event)) upstreamReportedError = true;
+      if (options.rewriter) pendingText += options.rewriter.push(event);
     },
   });
 
@@ -50,10 +56,10 @@ export function relayEventStream(options: RelayOptions): {
       resolve(ending);
     };
   });
-  const takeKeptEvents = () => {
-    const kept = pendingEvents.filter((event) => !options.dropEvent?.(event));
-    pendingEvents = [];
-    return kept;
+  const takePendingText = () => {
+    const text = pendingText;
+    pendingText = '';
+    return text;
   };
   const end = (completed: boolean) => finish({ completed, usage: options.usageReader.result() });
 
@@ -77,20 +83,20 @@ export function relayEventStream(options: RelayOptions): {
           if (chunk.done) {
             // Some engines omit the blank line after the last event; end it so the usage reader still sees it.
             parser.feed(`${decoder.decode()}\n\n`);
-            const kept = takeKeptEvents();
-            if (kept.length > 0) controller.enqueue(encoder.encode(kept.map(serializeEvent).join('')));
+            const rest = takePendingText() + (options.rewriter?.end() ?? '');
+            if (rest.length > 0) controller.enqueue(encoder.encode(rest));
             controller.close();
-            end(true);
+            end(!upstreamReportedError);
             return;
           }
           parser.feed(decoder.decode(chunk.value, { stream: true }));
-          if (!options.dropEvent) {
+          if (!options.rewriter) {
             controller.enqueue(chunk.value);
             return;
           }
-          const kept = takeKeptEvents();
-          if (kept.length > 0) {
-            controller.enqueue(encoder.encode(kept.map(serializeEvent).join('')));
+          const text = takePendingText();
+          if (text.length > 0) {
+            controller.enqueue(encoder.encode(text));
             return;
           }
         }
@@ -103,12 +109,4 @@ export function relayEventStream(options: RelayOptions): {
     { highWaterMark: 0 },
   );
   return { body, ended };
-}
-
-function serializeEvent(event: StreamEvent): string {
-  const data = event.data
-    .split('\n')
-    .map((line) => `data: ${line}\n`)
-    .join('');
-  return `${event.event ? `event: ${event.event}\n` : ''}${data}\n`;
 }

@@ -28,6 +28,8 @@ export interface MemberProfile {
   status: MemberStatus;
   policy: Policy;
   createdAt: string;
+  /** A holder wallet's holdings in USD over the last 24 hours, with when they were measured. */
+  holdings?: { usd: number; at: string } | undefined;
 }
 
 export interface KeyAdmissionState {
@@ -103,6 +105,8 @@ export interface ConnectionItem extends ConnectionView {
 }
 
 export const memberKey = (id: string) => ({ pk: `member#${id}` });
+/** A holder wallet is a member of its own, named after the wallet. */
+export const holderMemberId = (wallet: string) => `wallet:${wallet}`;
 export const keyKey = (id: string) => ({ pk: `key#${id}` });
 export const secretKey = (hash: string) => ({ pk: `secret#${hash}` });
 export const connectionKey = (id: string) => ({ pk: `connection#${id}` });
@@ -115,6 +119,7 @@ export function toMemberProfile(item: MemberItem): MemberProfile {
     status: item.status,
     policy: item.policy,
     createdAt: item.createdAt,
+    ...(item.holdings ? { holdings: item.holdings } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { notFound } from '../http/gateway-error.ts';
 import {
+  holderMemberId,
   type MemberItem,
   type MemberProfile,
   type MemberRole,
@@ -12,6 +13,14 @@ import {
 import { type ControlTable, getControlItem, listControlItems } from './control-table.ts';
 import { isConditionFailure } from './dynamo-client.ts';
 import { newId } from './ids.ts';
+
+/** The maps admission writes into; they must exist before the first nested update. */
+function emptyAdmissionState(): Pick<
+  MemberItem,
+  'keys' | 'tokenDays' | 'minutes' | 'keyMinutes' | 'leases' | 'keyLeases' | 'holderDays'
+> {
+  return { keys: {}, tokenDays: {}, minutes: {}, keyMinutes: {}, leases: {}, keyLeases: {}, holderDays: {} };
+}
 
 export async function createMember(
   table: ControlTable,
@@ -28,13 +37,7 @@ export async function createMember(
     status: 'active',
     policy: input.policy,
     createdAt: now.toISOString(),
-    keys: {},
-    tokenDays: {},
-    minutes: {},
-    keyMinutes: {},
-    leases: {},
-    keyLeases: {},
-    holderDays: {},
+    ...emptyAdmissionState(),
   };
   await table.client.send(
     new PutCommand({ TableName: table.tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
@@ -49,6 +52,55 @@ export function getMember(table: ControlTable, id: string, consistent = false): 
 export async function listMembers(table: ControlTable): Promise<MemberProfile[]> {
   const items = await listControlItems<MemberItem>(table, 'member');
   return items.map(toMemberProfile).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
+/**
+ * Records a holder wallet's holdings, creating the wallet's member item on first use: one write that sets the
+ * admission maps only where they do not exist yet, so counters already there are kept.
+ */
+export async function setHolderHoldings(
+  table: ControlTable,
+  wallet: string,
+  usd: number,
+  now: Date,
+): Promise<MemberProfile> {
+  const id = holderMemberId(wallet);
+  const initial: Record<string, unknown> = {
+    kind: 'member',
+    id,
+    name: `holder ${wallet}`,
+    role: 'holder',
+    status: 'active',
+    policy: {},
+    createdAt: now.toISOString(),
+    ...emptyAdmissionState(),
+  };
+  const names: Record<string, string> = { '#holdings': 'holdings', '#role': 'role' };
+  const values: Record<string, unknown> = { ':holdings': { usd, at: now.toISOString() }, ':holder': 'holder' };
+  const assignments = ['#holdings = :holdings'];
+  for (const [field, value] of Object.entries(initial)) {
+    names[`#${field}`] = field;
+    values[`:${field}`] = value;
+    assignments.push(`#${field} = if_not_exists(#${field}, :${field})`);
+  }
+  try {
+    const result = await table.client.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: memberKey(id),
+        UpdateExpression: `SET ${assignments.join(', ')}`,
+        // A wallet name must never take over an ordinary member's item.
+        ConditionExpression: 'attribute_not_exists(pk) OR #role = :holder',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toMemberProfile(result.Attributes as MemberItem);
+  } catch (error) {
+    if (isConditionFailure(error)) throw notFound('member_not_found', `"${wallet}" is not a holder wallet.`);
+    throw error;
+  }
 }
 
 /** The status lives in the member item that admission writes, so a change takes effect on the next request. */

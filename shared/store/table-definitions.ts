@@ -11,7 +11,7 @@ export interface IndexDefinition {
 }
 
 export interface TableDefinition {
-  readonly logicalName: 'control' | 'usage' | 'rollups';
+  readonly logicalName: 'control' | 'usage' | 'rollups' | 'legacyUsage';
   readonly partitionKey: string;
   readonly sortKey?: string;
   readonly indexes: readonly IndexDefinition[];
@@ -45,4 +45,35 @@ export const rollupsTable: TableDefinition = {
   indexes: [],
 };
 
-export const tableDefinitions = [controlTable, usageTable, rollupsTable] as const;
+/**
+ * Usage records of the earlier engine generation (0.1), imported by the admin CLI. A table of their own (spec §9)
+ * so that nothing that reads gateway records or rollups can count them; the id is a hash of the record's content,
+ * which makes importing the same file twice a no-op.
+ */
+export const legacyUsageTable: TableDefinition = {
+  logicalName: 'legacyUsage',
+  partitionKey: 'id',
+  indexes: [],
+};
+
+export const tableDefinitions = [controlTable, usageTable, rollupsTable, legacyUsageTable] as const;
+
+export type TableLogicalName = TableDefinition['logicalName'];
+
+/**
+ * The environment variable that carries a table's physical name, e.g. `GATEWAY_TABLE_LEGACY_USAGE`: the stack
+ * sets it and the configuration reads it, so both derive it here rather than each spelling it.
+ */
+export function tableEnvironmentVariable(logicalName: TableLogicalName): string {
+  return `GATEWAY_TABLE_${logicalName.replace(/[A-Z]/g, (letter) => `_${letter}`).toUpperCase()}`;
+}
+
+/** The environment naming every table, from physical names chosen by a host (the local host picks its own). */
+export function tableEnvironment(tableNames: Readonly<Record<TableLogicalName, string>>): Record<string, string> {
+  return Object.fromEntries(
+    tableDefinitions.map((definition) => [
+      tableEnvironmentVariable(definition.logicalName),
+      tableNames[definition.logicalName],
+    ]),
+  );
+}

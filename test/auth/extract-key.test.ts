@@ -12,9 +12,7 @@ describe('reading the key (spec §5 rule 1)', () => {
 
   it('accepts the same key twice but refuses two different ones', () => {
     expect(extractKey({ authorization: 'Bearer sk-gw-abc', 'x-api-key': 'sk-gw-abc' })).toBe('sk-gw-abc');
-    expect(() => extractKey({ authorization: 'Bearer sk-gw-abc', 'x-api-key': 'sk-gw-def' })).toThrow(
-      /different keys/,
-    );
+    expect(() => extractKey({ authorization: 'Bearer sk-gw-abc', 'x-api-key': 'sk-gw-def' })).toThrow(/different keys/);
   });
 });
 

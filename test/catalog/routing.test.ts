@@ -68,7 +68,9 @@ describe('upstream choice', () => {
     const none = { modelUpstream: undefined, pathUpstream: undefined, headerUpstream: undefined };
     expect(chosenUpstream(none, prefixes)).toBeUndefined();
     expect(chosenUpstream({ ...none, pathUpstream: 'lb2', headerUpstream: 'lb2' }, prefixes)).toBe('lb2');
-    expect(errorOf(() => chosenUpstream({ ...none, modelUpstream: 'lb', pathUpstream: 'lb2' }, prefixes))).toMatchObject({
+    expect(
+      errorOf(() => chosenUpstream({ ...none, modelUpstream: 'lb', pathUpstream: 'lb2' }, prefixes)),
+    ).toMatchObject({
       status: 400,
       code: 'conflicting_upstream',
     });
@@ -89,8 +91,9 @@ describe('connection rotation', () => {
 
   it('alternates over the enabled connections of the chosen upstream and never picks a disabled one', () => {
     const rotation = new ConnectionRotation();
-    const picks = Array.from({ length: 6 }, () =>
-      rotation.choose({ connections, model: model!, wire: 'openai-chat', upstream: undefined }).id,
+    const picks = Array.from(
+      { length: 6 },
+      () => rotation.choose({ connections, model: model!, wire: 'openai-chat', upstream: undefined }).id,
     );
     expect(new Set(picks)).toEqual(new Set(['first', 'second']));
     expect(picks[0]).not.toBe(picks[1]);

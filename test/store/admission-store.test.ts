@@ -59,12 +59,12 @@ describe('the admission write', () => {
       member.push(await tryAdmit(services.control, admission(ids, { limits: { memberRpm: 2 } })));
     }
     expect(member).toEqual([true, true, false]);
-    expect(await tryAdmit(services.control, admission(ids, { minute: '2026-11-21T10:01', limits: { keyRpm: 1 } }))).toBe(
-      true,
-    );
-    expect(await tryAdmit(services.control, admission(ids, { minute: '2026-11-21T10:01', limits: { keyRpm: 1 } }))).toBe(
-      false,
-    );
+    expect(
+      await tryAdmit(services.control, admission(ids, { minute: '2026-11-21T10:01', limits: { keyRpm: 1 } })),
+    ).toBe(true);
+    expect(
+      await tryAdmit(services.control, admission(ids, { minute: '2026-11-21T10:01', limits: { keyRpm: 1 } })),
+    ).toBe(false);
   });
 
   it('holds a concurrency lease until it is released', async () => {

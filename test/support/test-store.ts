@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { startEmbeddedStore } from '../../infra/local/embedded-store.ts';
 import { parseGatewayConfig } from '../../shared/config/gateway-config.ts';
 import { createGatewayServices, type GatewayServices } from '../../shared/config/gateway-services.ts';
+import { tableEnvironment } from '../../shared/store/table-definitions.ts';
 
 /** The real store engine (dynalite, in-process) with the gateway's tables, and services bound to it. */
 export async function startTestStore(
@@ -14,9 +15,7 @@ export async function startTestStore(
   const services = createGatewayServices(
     parseGatewayConfig({
       ...environment,
-      GATEWAY_TABLE_CONTROL: store.tableNames.control,
-      GATEWAY_TABLE_USAGE: store.tableNames.usage,
-      GATEWAY_TABLE_ROLLUPS: store.tableNames.rollups,
+      ...tableEnvironment(store.tableNames),
       GATEWAY_DYNAMODB_ENDPOINT: store.endpoint,
       AWS_REGION: 'local',
       GATEWAY_SECRET_STORE: 'file',

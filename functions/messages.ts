@@ -1,0 +1,8 @@
+import { anthropicMessagesHandler } from '../shared/pipeline/anthropic-messages-handler.ts';
+import { handleInference } from '../shared/pipeline/handle-inference.ts';
+import { streamingEntry } from './streaming-entry.ts';
+
+/** `POST /v1/messages` (and `/<prefix>/v1/messages`). */
+export const handler = streamingEntry((services, request, route) =>
+  handleInference(services, request, route, anthropicMessagesHandler),
+);

@@ -1,0 +1,25 @@
+import { inputEstimateMargin } from '../accounting/estimate-input-tokens.ts';
+import { badRequest } from '../http/gateway-error.ts';
+import type { CatalogModel } from './catalog-data.ts';
+
+/**
+ * Refuses a request that surely cannot fit the model's context window (spec §2.2), before anything is reserved.
+ * The input estimate is deliberately high (up to `maximumRatio` times the real count), so only its lower bound
+ * is held against the window: a request this refuses is over it for certain; one near the edge goes upstream,
+ * whose own refusal is relayed with its status.
+ */
+export function assertFitsContextWindow(
+  catalog: CatalogModel | undefined,
+  inputEstimate: number,
+  requestedOutput: number | undefined,
+): void {
+  const window = catalog?.contextWindow;
+  if (window === null || window === undefined) return;
+  const surelyAtLeast = Math.floor(inputEstimate / inputEstimateMargin.maximumRatio) + (requestedOutput ?? 0);
+  if (surelyAtLeast > window) {
+    throw badRequest(
+      'context_window_exceeded',
+      `The request needs more than ${window} tokens of context, the window of ${catalog?.publicId}.`,
+    );
+  }
+}

@@ -1,0 +1,99 @@
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { GatewayConfig } from '../config/gateway-config.ts';
+import type { RecordOutcome, RunningRecord } from '../store/usage-record-store.ts';
+import { logger } from './logger.ts';
+import { gatewayMetricNames, metricsServiceName } from './metric-names.ts';
+
+/** One of Powertools' units; the package exports them as a constant object, not as a type. */
+type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
+
+const emitters = new Map<string, Metrics>();
+
+/**
+ * The Powertools metrics emitter of a namespace, or none when the host configured no namespace (the local host):
+ * EMF lines only mean something where CloudWatch Logs reads them.
+ */
+function metricsFor(config: GatewayConfig): Metrics | undefined {
+  const namespace = config.metricsNamespace;
+  if (namespace === undefined) return undefined;
+  let metrics = emitters.get(namespace);
+  if (!metrics) {
+    metrics = new Metrics({ namespace, serviceName: metricsServiceName });
+    emitters.set(namespace, metrics);
+  }
+  return metrics;
+}
+
+/**
+ * Adds and publishes in one synchronous step, so one EMF line holds exactly one event's values even when a process
+ * (the local host) serves many requests at once.
+ */
+function emit(
+  config: GatewayConfig,
+  values: readonly (readonly [name: string, unit: Unit, value: number])[],
+  requestId?: string,
+): void {
+  const metrics = metricsFor(config);
+  if (!metrics) return;
+  for (const [name, unit, value] of values) metrics.addMetric(name, unit, value);
+  if (requestId !== undefined) metrics.addMetadata('requestId', requestId);
+  metrics.publishStoredMetrics();
+}
+
+/** One response of a function URL entry; counted for every request, also those refused before admission. */
+export function recordResponse(config: GatewayConfig, status: number): void {
+  emit(config, [
+    [gatewayMetricNames.responses, MetricUnit.Count, 1],
+    [gatewayMetricNames.serverErrorResponses, MetricUnit.Count, status >= 500 ? 1 : 0],
+  ]);
+}
+
+/**
+ * The one log line and the metrics of a settled request: ids, names, status, tokens and duration. Never a body,
+ * a key or a credential: the record holds none.
+ */
+export function recordSettlement(config: GatewayConfig, record: RunningRecord, outcome: RecordOutcome): void {
+  logger.info('request settled', {
+    requestId: record.id,
+    keyId: record.keyId,
+    memberId: record.memberId,
+    provider: record.provider,
+    model: record.model,
+    upstream: record.upstream,
+    wire: record.wire,
+    stream: record.stream,
+    status: outcome.status,
+    state: outcome.state,
+    inputTokens: outcome.inputTokens,
+    cachedInputTokens: outcome.cachedInputTokens,
+    outputTokens: outcome.outputTokens,
+    charge: outcome.charge,
+    accountingSource: outcome.source,
+    durationMs: outcome.durationMs,
+  });
+  const tokens: [string, Unit, number][] = [];
+  // A count the provider did not report stays out of the sums rather than counting as 0.
+  if (outcome.inputTokens !== null) tokens.push([gatewayMetricNames.inputTokens, MetricUnit.Count, outcome.inputTokens]);
+  if (outcome.cachedInputTokens !== null) {
+    tokens.push([gatewayMetricNames.cachedInputTokens, MetricUnit.Count, outcome.cachedInputTokens]);
+  }
+  if (outcome.outputTokens !== null) {
+    tokens.push([gatewayMetricNames.outputTokens, MetricUnit.Count, outcome.outputTokens]);
+  }
+  emit(
+    config,
+    [
+      [gatewayMetricNames.settledRequests, MetricUnit.Count, 1],
+      [gatewayMetricNames.chargedTokens, MetricUnit.Count, outcome.charge],
+      [gatewayMetricNames.requestDuration, MetricUnit.Milliseconds, outcome.durationMs],
+      ...tokens,
+    ],
+    record.id,
+  );
+}
+
+/** One pass of the reaper; `reaped` is how many dead requests it settled. */
+export function recordReaperPass(config: GatewayConfig, reaped: number): void {
+  if (reaped > 0) logger.info('reaper settled requests whose function died', { reaped });
+  emit(config, [[gatewayMetricNames.reapedRequests, MetricUnit.Count, reaped]]);
+}

@@ -1,0 +1,95 @@
+import { authenticate } from '../auth/authenticate.ts';
+import { ConnectionRotation } from '../catalog/choose-connection.ts';
+import type { GatewayServices } from '../config/gateway-services.ts';
+import { badRequest, GatewayError, toGatewayError } from '../http/gateway-error.ts';
+import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
+import { checkRequestEnvelope, readJsonObject } from '../http/read-request.ts';
+import { renderError } from '../http/render-error.ts';
+import type { RouteMatch } from '../http/route-table.ts';
+import { logger } from '../observability/logger.ts';
+import { providerWireFor } from '../providers/provider-wires.ts';
+import type { ClientRequestReader } from './client-wire-handler.ts';
+import { ClientGoneError, dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
+import { routeRequest } from './route-request.ts';
+
+const rotation = new ConnectionRotation();
+
+/**
+ * A token count (`POST /v1/messages/count_tokens`): read, authenticate, validate, route and authorize exactly as
+ * an inference, then one pass-through call to the connection's own count endpoint. It generates nothing and
+ * costs no tokens, so nothing is reserved, admitted or recorded: it does not count against the token allowance,
+ * RPM or concurrency, and it leaves no usage record. Never throws: refusals are rendered in the wire's envelope.
+ */
+export async function handleTokenCount(
+  services: GatewayServices,
+  request: GatewayRequest,
+  route: RouteMatch,
+  reader: ClientRequestReader,
+): Promise<GatewayResponse> {
+  try {
+    return await countTokens(services, request, route, reader);
+  } catch (error) {
+    if (error instanceof ClientGoneError) return { statusCode: 499, headers: {}, body: '' };
+    const gatewayError = toGatewayError(error);
+    if (gatewayError.status >= 500) logger.error('token count failed', { requestId: request.requestId, error });
+    return renderError(gatewayError, reader.envelope);
+  }
+}
+
+async function countTokens(
+  services: GatewayServices,
+  request: GatewayRequest,
+  route: RouteMatch,
+  reader: ClientRequestReader,
+): Promise<GatewayResponse> {
+  const { config } = services;
+  checkRequestEnvelope(request, config.bodyLimitBytes);
+  const principal = await authenticate(services, request.headers);
+  const body = readJsonObject(request);
+  const address = { innerPath: route.innerPath, query: request.query };
+  reader.validate(body, address);
+
+  const requestedModel = reader.modelOf(body, address);
+  const { model, connection } = await routeRequest(services, {
+    principal,
+    requestedModel,
+    wire: reader.wire,
+    pathUpstream: route.pathUpstream,
+    headerUpstream: request.headers['x-gateway-upstream'],
+    rotation,
+  }).catch((error: unknown) => {
+    throw uncountable(error, requestedModel);
+  });
+  const providerWire = providerWireFor(connection.wire);
+  const credential = await services.secrets.read(connection.secretName);
+
+  const call = await dispatchUpstream(
+    providerWire.buildUpstreamRequest({
+      target: { baseUrl: connection.baseUrl, credential },
+      body,
+      upstreamModel: model.upstreamModel,
+      stream: false,
+      operation: 'count-tokens',
+    }),
+    { clientSignal: request.clientSignal, timeoutMs: config.upstreamTimeoutMs },
+  );
+  // The upstream's answer, error or not, with its own status (spec §7 rule 1).
+  const text = await readUpstreamText(call, config.upstreamTimeoutMs);
+  return {
+    statusCode: call.response.status,
+    headers: { 'content-type': call.response.headers.get('content-type') ?? 'application/json' },
+    body: text,
+  };
+}
+
+/**
+ * Routing refuses a model no connection can serve in this format with the generic `unsupported_wire`; for a
+ * count the reason is always the same — only messages-format connections count tokens — so it gets its own code.
+ */
+function uncountable(error: unknown, requestedModel: string): unknown {
+  if (!(error instanceof GatewayError) || error.code !== 'unsupported_wire') return error;
+  return badRequest(
+    'count_tokens_unsupported',
+    `The connection serving "${requestedModel}" cannot count tokens; only messages-format connections can.`,
+  );
+}

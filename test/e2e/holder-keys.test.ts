@@ -1,0 +1,77 @@
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+
+let upstream: FakeUpstream;
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  upstream = await startFakeUpstream();
+  gateway = await startTestGateway();
+  for (const provider of ['beta', 'alpha']) {
+    await gateway.admin.createConnection({
+      provider,
+      wire: 'openai-chat',
+      baseUrl: `${upstream.url}/v1`,
+      upstream: provider,
+    });
+  }
+});
+afterAll(async () => {
+  await gateway.close();
+  await upstream.close();
+});
+
+async function holderKey(wallet: string, usd: number): Promise<string> {
+  await gateway.admin.call('POST', '/holders', { wallet, usd });
+  const issued = await gateway.admin.call<{ key: string }>('POST', `/holders/${wallet}/keys`);
+  expect(issued.key).toMatch(/^sk-hold-/);
+  return issued.key;
+}
+
+async function outcome(apiKey: string, model: string) {
+  const client = new OpenAI({ apiKey, baseURL: gateway.baseURL, maxRetries: 0 });
+  try {
+    await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
+    return 'ok';
+  } catch (error) {
+    if (error instanceof OpenAI.APIError) return `${error.status} ${error.code}`;
+    throw error;
+  }
+}
+
+describe('holder keys (spec §2.3)', () => {
+  it('allow the tier`s daily request count on beta-4-31b, then refuse with 429', async () => {
+    const key = await holderKey('0xtier10', 10);
+    const outcomes = [];
+    for (let request = 0; request < 11; request++) outcomes.push(await outcome(key, 'beta/beta-4-31b'));
+    expect(outcomes.slice(0, 10)).toEqual(Array(10).fill('ok'));
+    expect(outcomes[10]).toBe('429 holder_daily_limit');
+    expect(upstream.requests.at(-1)?.json).toMatchObject({ model: 'beta-4-31b' });
+  });
+
+  it('are refused on the four alpha models: the perk is paused there', async () => {
+    const key = await holderKey('0xwhale', 5000);
+    for (const model of ['alpha-k3', 'alpha-k3-256k', 'alpha-k2.7-code', 'alpha-k2.7-code-highspeed']) {
+      expect(await outcome(key, model)).toBe('403 holder_perk_paused');
+    }
+    const { key: paidKey } = await gateway.admin.createMemberWithKey();
+    expect(await outcome(paidKey, 'alpha-k3')).toBe('ok');
+  });
+
+  it('are refused below the lowest tier, and let in once holdings rise', async () => {
+    const key = await holderKey('0xsmall', 9);
+    expect(await outcome(key, 'beta-4-31b')).toBe('403 holder_tier_insufficient');
+    await gateway.admin.call('POST', '/holders', { wallet: '0xsmall', usd: 150 });
+    expect(await outcome(key, 'beta-4-31b')).toBe('ok');
+  });
+
+  it('cannot take over an ordinary member or mint holder keys for one', async () => {
+    const response = await fetch(`${gateway.url}/admin/v1/holders/not-a-wallet/keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gateway.adminKey}` },
+    });
+    expect(response.status).toBe(404);
+  });
+});
