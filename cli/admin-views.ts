@@ -25,6 +25,7 @@ export const memberSchema = z.object({
   status: z.string(),
   policy: policySchema,
   createdAt: z.string().nullish(),
+  holdings: z.object({ usd: z.number(), at: z.string() }).nullish(),
 });
 export type MemberView = z.infer<typeof memberSchema>;
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { connectionSchema, issuedKeySchema, keySchema, memberSchema } from './admin-views.ts';
 import { type Command, defineCommand } from './command-definition.ts';
 import {
+  amountFlag,
   checkProviderModel,
   choiceFlag,
   dateTimeFlag,
@@ -145,6 +146,34 @@ export const commandTable: readonly Command[] = [
       method: 'POST',
       path: '/admin/v1/keys',
       body: { memberId: flags.member, name: flags.name, expiresAt: flags.expires, policy: policyFrom(flags) },
+    }),
+    result: issuedKeySchema,
+    render: renderIssuedKey,
+  }),
+  defineCommand({
+    words: ['holder', 'set'],
+    summary: "Record a holder wallet's USD holdings over the last 24 hours (creates the wallet on first use)",
+    operands: [],
+    flags: {
+      wallet: required(textFlag('W', 'the holder wallet')),
+      usd: required(amountFlag('N', 'holdings in USD over the last 24 hours')),
+    },
+    buildRequest: ({ flags }) => ({
+      method: 'POST',
+      path: '/admin/v1/holders',
+      body: { wallet: flags.wallet, usd: flags.usd },
+    }),
+    result: memberResult,
+    render: ({ member }) => renderMember(member),
+  }),
+  defineCommand({
+    words: ['holder', 'create-key'],
+    summary: 'Issue a holder key (sk-<holder tag>-…) for a wallet; the secret is printed once',
+    operands: [],
+    flags: { wallet: required(textFlag('W', 'the holder wallet')) },
+    buildRequest: ({ flags }) => ({
+      method: 'POST',
+      path: `/admin/v1/holders/${encodeURIComponent(flags.wallet)}/keys`,
     }),
     result: issuedKeySchema,
     render: renderIssuedKey,

@@ -67,6 +67,16 @@ export function integerFlag(
   });
 }
 
+/** An amount such as USD holdings: a plain decimal, never negative. */
+export function amountFlag(valueName: string, description: string): FlagDefinition<number | undefined> {
+  return singleValueFlag(valueName, description, (value, flag) => {
+    const number = /^\d+(\.\d+)?$/.test(value) ? Number(value) : Number.NaN;
+    if (!Number.isFinite(number))
+      throw new UsageError(`--${flag} expects an amount such as 150 or 99.5, got '${value}'`);
+    return number;
+  });
+}
+
 export function choiceFlag<const Choice extends string>(
   choices: readonly Choice[],
   description: string,

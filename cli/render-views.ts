@@ -28,6 +28,7 @@ export function renderMember(member: MemberView): string {
     ['status', member.status],
     ['policy', formatPolicy(member.policy)],
     ['created', orDash(member.createdAt)],
+    ...(member.holdings ? [['holdings', `${member.holdings.usd} USD at ${member.holdings.at}`] as const] : []),
   ]);
 }
 

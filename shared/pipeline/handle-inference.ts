@@ -1,6 +1,5 @@
 import { admit } from '../accounting/admit.ts';
 import { estimateInputTokens } from '../accounting/estimate-input-tokens.ts';
-import { holderDailyRequestLimit } from '../accounting/holder-tiers.ts';
 import { outputAllowance } from '../accounting/output-allowance.ts';
 import { assertSelfContainedText } from '../accounting/self-contained-text.ts';
 import { settle } from '../accounting/settle.ts';
@@ -93,15 +92,12 @@ async function runPipeline(
   );
   const providerWire = providerWireFor(connection.wire);
   const credential = await services.secrets.read(connection.secretName);
-  const holderDailyRequests = principal.holder
-    ? holderDailyRequestLimit(model.catalog, await services.holdings.holdingsFor(principal.member), now)
-    : undefined;
 
   const admission = await admit(services, {
     principal,
     requestId,
     reserve: inputEstimate + allowance,
-    holderDailyRequests,
+    holderDailyRequests: routed.holderDailyRequests,
   });
   const record: RunningRecord = {
     id: requestId,

@@ -1,4 +1,5 @@
 import { authorizeModel, type EffectivePolicy } from '../auth/effective-policy.ts';
+import { holderDailyRequestLimit } from '../accounting/holder-tiers.ts';
 import type { Principal } from '../auth/principal.ts';
 import { type ConnectionRotation, chosenUpstream } from '../catalog/choose-connection.ts';
 import { type KnownModel, knownModels } from '../catalog/known-models.ts';
@@ -13,6 +14,8 @@ export interface RoutedRequest {
   connection: ConnectionItem;
   upstream: string;
   policy: EffectivePolicy;
+  /** The holder daily request limit, for a holder key. */
+  holderDailyRequests: number | undefined;
 }
 
 export async function cachedConnections(services: GatewayServices): Promise<ConnectionItem[]> {
@@ -42,6 +45,14 @@ export async function routeRequest(
     prefixes,
   );
   const policy = authorizeModel(input.principal, resolved.model.provider, resolved.model.publicId);
+  // The holder perk is part of authorization: its 403 comes before any question of connections.
+  const holderDailyRequests = input.principal.holder
+    ? holderDailyRequestLimit(
+        resolved.model.catalog,
+        await services.holdings.holdingsFor(input.principal.member),
+        services.now(),
+      )
+    : undefined;
   const connection = input.rotation.choose({ connections, model: resolved.model, wire: input.wire, upstream });
-  return { model: resolved.model, connection, upstream: connection.upstream, policy };
+  return { model: resolved.model, connection, upstream: connection.upstream, policy, holderDailyRequests };
 }

@@ -7,7 +7,7 @@ const connectionFlags = ['--provider', 'alpha', '--wire', 'openai-chat', '--base
 /** Every case must fail before anything is sent, with one line on stderr and exit code 2. */
 const usageErrors: readonly (readonly [label: string, argv: readonly string[], message: RegExp])[] = [
   ['no command', [], /missing command/],
-  ['unknown command', ['frob'], /unknown command 'frob'; commands: member, key, connection/],
+  ['unknown command', ['frob'], /unknown command 'frob'; commands: member, key, holder, connection, usage/],
   ['unknown action', ['member', 'frob'], /unknown command 'member frob'/],
   ['group without action', ['key'], /'key' needs one of: create, list, revoke, rotate/],
   ['flag before the command', ['--json', 'member', 'list'], /expected a command before '--json'/],

@@ -75,3 +75,18 @@ describe('holder keys (spec §2.3)', () => {
     expect(response.status).toBe(404);
   });
 });
+
+describe('holder commands of the admin CLI', () => {
+  it('sets holdings and issues a holder key that works on beta', async () => {
+    const { runInProcess } = await import('../cli/cli-harness.ts');
+    const io = { env: { GATEWAY_URL: gateway.url, GATEWAY_ADMIN_KEY: gateway.adminKey }, fetch: globalThis.fetch };
+    const set = await runInProcess(['holder', 'set', '--wallet', '0xcli', '--usd', '250.5'], io);
+    expect(set.code).toBe(0);
+    expect(set.stdout).toContain('250.5 USD');
+    const issued = await runInProcess(['holder', 'create-key', '--wallet', '0xcli', '--json'], io);
+    expect(issued.code).toBe(0);
+    const { key } = JSON.parse(issued.stdout) as { key: string };
+    expect(await outcome(key, 'beta/beta-4-31b')).toBe('ok');
+    expect((await runInProcess(['holder', 'set', '--wallet', '0xcli', '--usd', '-3'], io)).code).toBe(2);
+  });
+});
