@@ -7,14 +7,20 @@ import type { SecretStore } from './secret-store.ts';
  */
 export function createFileSecretStore(path: string): SecretStore {
   let writing = Promise.resolve();
+  // One process owns the data folder (the embedded store allows no second), and every write goes through this
+  // object, so the copy in memory stays true and the hot path reads no file.
+  let loaded: Promise<Record<string, string>> | undefined;
 
-  async function readAll(): Promise<Record<string, string>> {
-    try {
-      return JSON.parse(await readFile(path, 'utf8')) as Record<string, string>;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-      throw error;
-    }
+  function readAll(): Promise<Record<string, string>> {
+    loaded ??= readFile(path, 'utf8').then(
+      (text) => JSON.parse(text) as Record<string, string>,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return {};
+        loaded = undefined;
+        throw error;
+      },
+    );
+    return loaded;
   }
 
   return {
@@ -31,6 +37,7 @@ export function createFileSecretStore(path: string): SecretStore {
         await writeFile(temporary, JSON.stringify(secrets, null, 2), { mode: 0o600 });
         await chmod(temporary, 0o600);
         await rename(temporary, path);
+        loaded = Promise.resolve(secrets);
       });
       return writing;
     },
