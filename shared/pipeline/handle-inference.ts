@@ -22,8 +22,8 @@ import { putRunningRecord, type RunningRecord } from '../store/usage-record-stor
 import type { ClientWireHandler } from './client-wire-handler.ts';
 import { ClientGoneError, dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
 import { relayEventStream } from './relay-event-stream.ts';
-import { translateRequest } from './wire-translation.ts';
 import { routeRequest } from './route-request.ts';
+import { translateRequest } from './wire-translation.ts';
 
 const rotation = new ConnectionRotation();
 
@@ -88,7 +88,13 @@ async function runPipeline(
       clientIsChat: wireHandler.wire === 'openai-chat',
       catalog: model.catalog,
     },
-    { requestId, publicModel: model.publicId, upstreamModel: model.upstreamModel, outputAllowance: allowance, createdAt: now },
+    {
+      requestId,
+      publicModel: model.publicId,
+      upstreamModel: model.upstreamModel,
+      outputAllowance: allowance,
+      createdAt: now,
+    },
   );
   const providerWire = providerWireFor(connection.wire);
   const credential = await services.secrets.read(connection.secretName);

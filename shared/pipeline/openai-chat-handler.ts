@@ -2,8 +2,8 @@ import { badRequest } from '../http/gateway-error.ts';
 import { chatCompletionRequestSchema } from '../providers/openai-chat/openai-chat-api.ts';
 import { isUsageOnlyChunk } from '../providers/openai-chat/openai-chat-usage.ts';
 import type { ClientWireHandler } from './client-wire-handler.ts';
-import { droppingRewriter } from './event-rewriter.ts';
 import { describeIssues } from './describe-issues.ts';
+import { droppingRewriter } from './event-rewriter.ts';
 
 export function includesUsage(body: Record<string, unknown>): boolean {
   return (body.stream_options as { include_usage?: boolean } | null | undefined)?.include_usage === true;

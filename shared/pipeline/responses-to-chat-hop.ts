@@ -26,7 +26,7 @@ export function createResponsesToChatHop(): TranslationHopImplementation {
   return {
     request(body) {
       clientBody = body;
-      return convertResponsesRequestToChat(body) as unknown as Record<string, unknown>;
+      return convertResponsesRequestToChat(body);
     },
     response: (upstreamText, context) =>
       JSON.stringify(convertChatCompletionToResponse(parseJson(upstreamText), identityOf(clientBody, context))),

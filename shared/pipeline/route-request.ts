@@ -1,5 +1,5 @@
-import { authorizeModel, type EffectivePolicy } from '../auth/effective-policy.ts';
 import { holderDailyRequestLimit } from '../accounting/holder-tiers.ts';
+import { authorizeModel, type EffectivePolicy } from '../auth/effective-policy.ts';
 import type { Principal } from '../auth/principal.ts';
 import { type ConnectionRotation, chosenUpstream } from '../catalog/choose-connection.ts';
 import { type KnownModel, knownModels } from '../catalog/known-models.ts';

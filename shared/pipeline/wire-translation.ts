@@ -7,6 +7,7 @@ import { chatCompletionId } from '../providers/chat-to-messages/chat-completion.
 import { convertMessagesResponseToChat } from '../providers/chat-to-messages/convert-from-messages-response.ts';
 import { convertChatRequestToMessages } from '../providers/chat-to-messages/convert-to-messages-request.ts';
 import { createMessagesToChatStreamTransform } from '../providers/chat-to-messages/messages-to-chat-stream.ts';
+import { assertThinkingNotSwitchedOff } from '../providers/chat-to-messages/thinking-controls.ts';
 import { parseJson } from '../providers/parse-json.ts';
 import type { EventRewriter } from './event-rewriter.ts';
 import { includesUsage } from './openai-chat-handler.ts';
@@ -96,8 +97,11 @@ export function translateRequest(
   input: { hops: readonly TranslationHop[]; clientIsChat: boolean; catalog: CatalogModel | undefined },
   context: TranslationContext,
 ): WireTranslation {
+  // Checked on the client's own body: a switch of its wire that translation would drop must still be refused.
+  if (input.catalog?.thinkingRequired) assertThinkingNotSwitchedOff(clientBody);
   const hops = input.hops.map(hopImplementation);
-  const applyChatRules = (body: Record<string, unknown>) => (input.catalog ? applyReasoningEffort(body, input.catalog) : body);
+  const applyChatRules = (body: Record<string, unknown>) =>
+    input.catalog ? applyReasoningEffort(body, input.catalog) : body;
   // The body each hop receives, nearest the client first; the last one is what goes upstream.
   const bodies: Record<string, unknown>[] = [input.clientIsChat ? applyChatRules(clientBody) : clientBody];
   input.hops.forEach((hop, index) => {

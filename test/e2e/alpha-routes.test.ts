@@ -256,3 +256,14 @@ describe('Responses on the alpha models, translated to the route each model uses
     );
   });
 });
+
+describe('thinking stays on whichever wire asks to switch it off', () => {
+  it('refuses a Responses request that turns thinking off', async () => {
+    expect(
+      await refusal(
+        client.responses.create({ model: 'alpha-k2.7-code', input: 'hi', thinking: { type: 'disabled' } } as never),
+      ),
+    ).toEqual({ status: 400, code: 'thinking_required' });
+    expect(upstream.requests).toHaveLength(0);
+  });
+});

@@ -8,8 +8,15 @@ import { parseJson } from '../parse-json.ts';
  * https://platform.openai.com/docs/api-reference/chat/object and .../chat-streaming/streaming
  */
 
-/** The vendor's usage plus the reasoning count of `completion_tokens_details`, which the Responses usage repeats. */
+/**
+ * The usage the gateway reads everywhere, plus the detail counts the Responses usage repeats: reasoning tokens,
+ * and cache writes where an engine reports them (router-style APIs do, in `prompt_tokens_details`).
+ */
 export const chatAnswerUsageSchema = chatUsageSchema.extend({
+  prompt_tokens_details: z
+    .object({ cached_tokens: z.number().nullish(), cache_write_tokens: z.number().nullish() })
+    .loose()
+    .nullish(),
   completion_tokens_details: z.object({ reasoning_tokens: z.number().nullish() }).loose().nullish(),
 });
 

@@ -63,7 +63,7 @@ const failedMessage = 'The upstream provider failed during the stream.';
  * length). `reasoning_content` deltas are ignored: thinking never reaches `output_text`.
  */
 export function createChatToResponsesStreamTransform(identity: ResponseIdentity): ChatToResponsesStream {
-  const createdAt = identity.createdAt ?? Math.floor(Date.now() / 1000);
+  const fixedIdentity = { ...identity, createdAt: identity.createdAt ?? Math.floor(Date.now() / 1000) };
   const items: ItemState[] = [];
   /** The message item receiving text, while it is open. */
   let openMessage: Placed<MessageState> | undefined;
@@ -78,7 +78,7 @@ export function createChatToResponsesStreamTransform(identity: ResponseIdentity)
   const send = (event: ResponsesStreamEvent): string => responsesSseFrame(event, sequenceNumber++);
 
   const snapshot = (state: Omit<ResponseState, 'output' | 'usage'>) =>
-    buildResponse(identity, createdAt, { ...state, output: items.map(itemOf), usage });
+    buildResponse(fixedIdentity, { ...state, output: items.map(itemOf), usage });
 
   /** Every stream opens with the response, also when the first upstream event is an error. */
   const opening = (): string => {

@@ -34,12 +34,15 @@ export function convertChatCompletionToResponse(
   }
   const ending = endingOf(choice.finish_reason);
   const itemStatus: ResponsesItemStatus = ending.status === 'completed' ? 'completed' : 'incomplete';
-  return buildResponse(identity, identity.createdAt ?? Math.floor(Date.now() / 1000), {
-    status: ending.status,
-    output: outputItemsOf(choice.message ?? {}, identity.id, itemStatus),
-    usage: responsesUsageOf(parsed.data.usage),
-    incompleteReason: ending.status === 'incomplete' ? ending.reason : undefined,
-  });
+  return buildResponse(
+    { ...identity, createdAt: identity.createdAt ?? Math.floor(Date.now() / 1000) },
+    {
+      status: ending.status,
+      output: outputItemsOf(choice.message ?? {}, identity.id, itemStatus),
+      usage: responsesUsageOf(parsed.data.usage),
+      incompleteReason: ending.status === 'incomplete' ? ending.reason : undefined,
+    },
+  );
 }
 
 function outputItemsOf(message: ChatAnswerMessage, id: string, status: ResponsesItemStatus): ResponsesOutputItem[] {

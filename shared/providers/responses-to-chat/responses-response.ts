@@ -32,10 +32,13 @@ export interface ResponsesFunctionCallOut {
 
 export type ResponsesOutputItem = ResponsesMessageOut | ResponsesFunctionCallOut;
 
-/** `input_tokens` includes the cached tokens and `output_tokens` includes the reasoning tokens, as the vendor counts. */
+/**
+ * `input_tokens` includes the cached tokens (read and written) and `output_tokens` includes the reasoning
+ * tokens, as the vendor counts.
+ */
 export interface ResponsesUsage {
   input_tokens: number;
-  input_tokens_details: { cached_tokens: number };
+  input_tokens_details: { cached_tokens: number; cache_write_tokens: number };
   output_tokens: number;
   output_tokens_details: { reasoning_tokens: number };
   total_tokens: number;
@@ -130,11 +133,15 @@ export interface ResponseState {
   errorMessage?: string | undefined;
 }
 
-export function buildResponse(identity: ResponseIdentity, createdAt: number, state: ResponseState): ResponsesResponse {
+/** The response object at any point of its life; `createdAt` is fixed by the caller so every snapshot agrees. */
+export function buildResponse(
+  identity: ResponseIdentity & { createdAt: number },
+  state: ResponseState,
+): ResponsesResponse {
   return {
     id: identity.id,
     object: 'response',
-    created_at: createdAt,
+    created_at: identity.createdAt,
     status: state.status,
     background: false,
     // The SDK types `error.code` as the vendor's own list; an upstream's codes are not on it, so the failure is
