@@ -59,17 +59,19 @@ export async function admit(
       reserved: reserve,
       admittedAt: now,
     };
-    const admitted = await storeCall(() => tryAdmit(services.control, {
-      memberId: principal.memberId,
-      keyId: principal.keyId,
-      generation: principal.generation,
-      requestId,
-      day: admission.day,
-      minute: utcMinute(now),
-      reserve,
-      leaseExpiresAt: now.getTime() + services.config.leaseTtlMs,
-      limits,
-    }));
+    const admitted = await storeCall(() =>
+      tryAdmit(services.control, {
+        memberId: principal.memberId,
+        keyId: principal.keyId,
+        generation: principal.generation,
+        requestId,
+        day: admission.day,
+        minute: utcMinute(now),
+        reserve,
+        leaseExpiresAt: now.getTime() + services.config.leaseTtlMs,
+        limits,
+      }),
+    );
     if (admitted) return admission;
     const member = await storeCall(() => getMember(services.control, principal.memberId, true));
     const reaped = member ? await reapExpiredLeases(services, member) : 0;

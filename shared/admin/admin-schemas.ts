@@ -36,7 +36,9 @@ export const createConnectionBody = z
   .strict();
 
 /** A wallet address or name as the holdings source knows it; kept to characters that are safe in paths and keys. */
-export const walletSchema = z.string().regex(/^[A-Za-z0-9._:-]{3,128}$/, 'a wallet is 3-128 letters, digits, ".", "_", ":" or "-"');
+export const walletSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9._:-]{3,128}$/, 'a wallet is 3-128 letters, digits, ".", "_", ":" or "-"');
 
 export const setHoldingsBody = z.object({ wallet: walletSchema, usd: z.number().finite().nonnegative() }).strict();
 

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Principal } from '../auth/principal.ts';
 import { type HoldingsSource, memberRecordHoldings } from '../accounting/holdings-source.ts';
+import type { Principal } from '../auth/principal.ts';
 import { TtlCache } from '../cache/ttl-cache.ts';
 import { createFileSecretStore } from '../secrets/file-secret-store.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
