@@ -1,20 +1,36 @@
-import { App } from 'aws-cdk-lib';
+import { rmSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import { GatewayStack } from './gateway-stack.ts';
+import { stackNameFor, stagePattern } from './stack-outputs.ts';
+import { writeUsagePage } from './usage-page-build.ts';
 
 const app = new App();
+// Synthesis fails on any finding that is not acknowledged with a reason (infra/nag-acknowledgements.ts).
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
 
 const stage = readStage(app.node.tryGetContext('stage'));
-new GatewayStack(app, `ModelGateway-${stage}`, {
+// The page is built here, before the synchronous stack code runs; the stack deploys the folder as it is.
+const usagePageDirectory = await mkdtemp(join(tmpdir(), 'usage-page-'));
+// The app synthesizes just before the process exits; by then the files are staged into the cloud assembly.
+process.once('exit', () => rmSync(usagePageDirectory, { recursive: true, force: true }));
+await writeUsagePage(usagePageDirectory);
+
+new GatewayStack(app, stackNameFor(stage), {
   stage,
   production: readFlag(app.node.tryGetContext('production')),
   upstreamPrefixes: readList(app.node.tryGetContext('upstreamPrefixes')),
+  staticSiteSources: { 'usage-page': usagePageDirectory },
   description: `Model gateway, stage ${stage}`,
 });
 
 /** The stage names the stack and the secret prefix, so it must be safe in both. */
 function readStage(value: unknown): string {
   const stage = value ?? 'dev';
-  if (typeof stage !== 'string' || !/^[a-z][a-z0-9-]{0,31}$/.test(stage)) {
+  if (typeof stage !== 'string' || !stagePattern.test(stage)) {
     throw new Error(`context "stage" must be lowercase letters, digits and hyphens, got ${JSON.stringify(value)}`);
   }
   return stage;

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { ArnFormat, type Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { ArnFormat, type CfnElement, type Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, type FunctionUrl, FunctionUrlAuthType, InvokeMode, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -19,7 +19,7 @@ export interface GatewayFunctionProps {
   readonly timeout: Duration;
   readonly reservedConcurrentExecutions?: number;
   readonly environment: Readonly<Record<string, string>>;
-  /** Whether the function answers HTTP itself, through a streaming function URL. */
+  /** Whether the function answers HTTP itself, through a streaming function URL (the reaper has none). */
   readonly functionUrl: boolean;
   readonly logRemovalPolicy: RemovalPolicy;
 }
@@ -39,6 +39,10 @@ export class GatewayFunction extends Construct {
       retention: RetentionDays.ONE_MONTH,
       removalPolicy: props.logRemovalPolicy,
     });
+    // A role of its own instead of the managed basic-execution policy, which may write to every log group of the
+    // account: this one may write to its own group only, and everything else is granted below by name.
+    const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    logGroup.grantWrite(role);
 
     this.function = new NodejsFunction(this, 'Function', {
       entry: props.entry,
@@ -51,6 +55,7 @@ export class GatewayFunction extends Construct {
       timeout: props.timeout,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       logGroup,
+      role,
       environment: { ...props.environment, NODE_OPTIONS: '--enable-source-maps' },
       bundling: {
         // The esbuild in node_modules is pinned by the lock file; Docker would build with whatever image it pulls.
@@ -77,10 +82,12 @@ export class GatewayFunction extends Construct {
 
   grantTableRead(table: ITable): void {
     table.grantReadData(this.function);
+    this.acknowledgeIndexWildcard(table);
   }
 
   grantTableReadWrite(table: ITable): void {
     table.grantReadWriteData(this.function);
+    this.acknowledgeIndexWildcard(table);
   }
 
   /** Reading provider credentials stored under `<namePrefix>/`. */
@@ -88,6 +95,7 @@ export class GatewayFunction extends Construct {
     this.function.addToRolePolicy(
       new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [this.secretsUnder(namePrefix)] }),
     );
+    this.acknowledgeSecretWildcard(namePrefix);
   }
 
   /** Storing provider credentials under `<namePrefix>/` without being able to read them back. */
@@ -98,6 +106,32 @@ export class GatewayFunction extends Construct {
         resources: [this.secretsUnder(namePrefix)],
       }),
     );
+    this.acknowledgeSecretWildcard(namePrefix);
+  }
+
+  /**
+   * cdk-nag's AwsSolutions-IAM5 flags the `<table ARN>/index/*` that a DynamoDB grant adds; it names the indexes
+   * of that one table only, which the store queries (the kind, member-time and day-time indexes).
+   */
+  private acknowledgeIndexWildcard(table: ITable): void {
+    const tableResource = table.node.defaultChild as CfnElement | undefined;
+    if (!tableResource) return;
+    Validations.of(this).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${Stack.of(table).getLogicalId(tableResource)}.Arn>/index/*]`,
+      reason: 'The wildcard covers the global secondary indexes of this one table, which the store queries.',
+    });
+  }
+
+  /** cdk-nag's AwsSolutions-IAM5 flags the secret prefix; see `secretsUnder` for why it must be a wildcard. */
+  private acknowledgeSecretWildcard(namePrefix: string): void {
+    Validations.of(this).acknowledge({
+      id:
+        'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:' +
+        `${namePrefix}/*]`,
+      reason:
+        'Connections and their secrets are created at run time by the admin API, and Secrets Manager appends a ' +
+        "random suffix to every secret ARN; the wildcard is confined to this stage's prefix.",
+    });
   }
 
   /** The wildcard also covers the random suffix Secrets Manager appends to every secret ARN. */

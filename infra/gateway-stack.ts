@@ -2,16 +2,35 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { parseGatewayConfig } from '../shared/config/gateway-config.ts';
-import { type FunctionId, functionIds, routeTable } from '../shared/http/route-table.ts';
-import { type TableDefinition, tableDefinitions } from '../shared/store/table-definitions.ts';
+import {
+  type FunctionId,
+  functionIds,
+  routeTable,
+  type StaticRouteDefinition,
+  staticRoutes,
+} from '../shared/http/route-table.ts';
+import {
+  type TableLogicalName,
+  tableDefinitions,
+  tableEnvironmentVariable,
+} from '../shared/store/table-definitions.ts';
 import { cloudFrontPathPatterns } from './cloudfront-path-patterns.ts';
-import { type FunctionAccess, functionProfiles } from './function-profiles.ts';
+import { type FunctionAccess, type FunctionProfile, functionProfiles } from './function-profiles.ts';
+import { GatewayAlarms } from './gateway-alarms.ts';
+import { GatewayDistribution } from './gateway-distribution.ts';
 import { GatewayFunction } from './gateway-function.ts';
 import { createGatewayTable } from './gateway-table.ts';
+import { acknowledgeNagFindings } from './nag-acknowledgements.ts';
 import { pascalCase } from './pascal-case.ts';
+import { type ScheduledFunctionId, scheduledFunctionIds, scheduledFunctionProfiles } from './scheduled-functions.ts';
+import { stackOutputKeys, tableOutputKey } from './stack-outputs.ts';
+import { StaticSite } from './static-site.ts';
+import { usagePageHeaders } from './usage-page-build.ts';
 
 export interface GatewayStackProps extends StackProps {
   /** Names this deployment, so that several stages can share one account. */
@@ -20,7 +39,14 @@ export interface GatewayStackProps extends StackProps {
   readonly production: boolean;
   /** The valid upstream prefixes, in order; without it functions use the configuration's default list. */
   readonly upstreamPrefixes?: readonly string[];
+  /** The folder holding each static route's built files (see `writeUsagePage`). */
+  readonly staticSiteSources: Readonly<Record<StaticRouteDefinition['build'], string>>;
 }
+
+/** The headers each static build is served with, the same ones the local host sends. */
+const staticSiteHeaders: Readonly<Record<StaticRouteDefinition['build'], Readonly<Record<string, string>>>> = {
+  'usage-page': usagePageHeaders,
+};
 
 /** A function URL and the CloudFront path patterns that should reach it. */
 export interface FunctionOrigin {
@@ -29,7 +55,7 @@ export interface FunctionOrigin {
   readonly pathPatterns: readonly string[];
 }
 
-type TableName = TableDefinition['logicalName'];
+type TableName = TableLogicalName;
 
 const projectRoot = dirname(dirname(fileURLToPath(import.meta.url)));
 
@@ -38,6 +64,11 @@ export class GatewayStack extends Stack {
   readonly functions: ReadonlyMap<FunctionId, GatewayFunction>;
   /** What a CloudFront distribution needs to put every function under one host. */
   readonly origins: readonly FunctionOrigin[];
+  /** Functions EventBridge runs on a schedule; no route reaches them. */
+  readonly scheduledFunctions: ReadonlyMap<ScheduledFunctionId, GatewayFunction>;
+  readonly gatewayDistribution: GatewayDistribution;
+  readonly staticSites: readonly StaticSite[];
+  readonly alarms: GatewayAlarms;
 
   constructor(scope: Construct, id: string, props: GatewayStackProps) {
     super(scope, id, props);
@@ -49,19 +80,19 @@ export class GatewayStack extends Stack {
       ]),
     );
     const secretPrefix = `model-gateway/${props.stage}`;
+    const metricsNamespace = `ModelGateway/${props.stage}`;
     const environment: Record<string, string> = {
       GATEWAY_SECRET_STORE: 'secrets-manager',
       GATEWAY_SECRET_PREFIX: secretPrefix,
+      GATEWAY_METRICS_NAMESPACE: metricsNamespace,
     };
-    for (const [name, table] of tables) environment[`GATEWAY_TABLE_${name.toUpperCase()}`] = table.tableName;
+    for (const [name, table] of tables) environment[tableEnvironmentVariable(name)] = table.tableName;
     if (props.upstreamPrefixes) environment['GATEWAY_UPSTREAM_PREFIXES'] = props.upstreamPrefixes.join(',');
     // The functions parse this same environment at cold start; a mistake should stop the deployment instead.
     parseGatewayConfig(environment);
 
-    const functions = new Map<FunctionId, GatewayFunction>();
-    const origins: FunctionOrigin[] = [];
-    for (const functionId of functionIds) {
-      const profile = functionProfiles[functionId];
+    // Every function, with or without a route, is built here through the one construct and granted its access.
+    const createFunction = (functionId: string, profile: FunctionProfile, functionUrl: boolean) => {
       const gatewayFunction = new GatewayFunction(this, pascalCase(functionId), {
         entry: join(projectRoot, 'functions', `${functionId}.ts`),
         projectRoot,
@@ -69,10 +100,22 @@ export class GatewayStack extends Stack {
         timeout: profile.timeout,
         reservedConcurrentExecutions: profile.reservedConcurrentExecutions,
         environment,
-        functionUrl: routeTable.some((route) => route.functionId === functionId),
+        functionUrl,
         logRemovalPolicy: props.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       });
       grantAccess(gatewayFunction, profile.access, tables, secretPrefix);
+      return gatewayFunction;
+    };
+
+    const functions = new Map<FunctionId, GatewayFunction>();
+    const origins: FunctionOrigin[] = [];
+    for (const functionId of functionIds) {
+      const profile = functionProfiles[functionId];
+      const gatewayFunction = createFunction(
+        functionId,
+        profile,
+        routeTable.some((route) => route.functionId === functionId),
+      );
       functions.set(functionId, gatewayFunction);
 
       if (gatewayFunction.functionUrl) {
@@ -85,9 +128,67 @@ export class GatewayStack extends Stack {
       }
     }
 
+    const scheduledFunctions = new Map<ScheduledFunctionId, GatewayFunction>();
+    for (const functionId of scheduledFunctionIds) {
+      const profile = scheduledFunctionProfiles[functionId];
+      const gatewayFunction = createFunction(functionId, profile, false);
+      new Rule(this, `${pascalCase(functionId)}Schedule`, {
+        description: `Runs the ${functionId} of stage ${props.stage}`,
+        schedule: Schedule.rate(profile.every),
+        // The next run is the retry; EventBridge's own retries would only overlap with it.
+        targets: [new LambdaFunction(gatewayFunction.function, { retryAttempts: 0 })],
+      });
+      scheduledFunctions.set(functionId, gatewayFunction);
+    }
+
+    const staticSites = staticRoutes.map(
+      (route) =>
+        new StaticSite(this, pascalCase(route.id), {
+          route,
+          sourceDirectory: props.staticSiteSources[route.build],
+          responseHeaders: staticSiteHeaders[route.build],
+        }),
+    );
+    const gatewayDistribution = new GatewayDistribution(this, 'Gateway', {
+      stage: props.stage,
+      origins,
+      // The cheapest function answers paths no route serves, with the gateway's own 404 or 405.
+      fallbackFunctionId: 'models',
+      staticSites,
+    });
+    for (const site of staticSites) site.deployTo(gatewayDistribution.distribution);
+
+    const reaper = scheduledFunctions.get('reaper');
+    if (!reaper) throw new Error('the stack declares no reaper');
+    const alarms = new GatewayAlarms(this, 'Alarms', {
+      metricsNamespace,
+      functions: new Map<string, GatewayFunction>([...functions, ...scheduledFunctions]),
+      reaper,
+      reaperPeriod: scheduledFunctionProfiles.reaper.every,
+    });
+
+    // What clients, browsers and the CLI's `bootstrap` need to know about this stage.
+    const gatewayUrl = `https://${gatewayDistribution.distribution.distributionDomainName}`;
+    new CfnOutput(this, stackOutputKeys.gatewayUrl, {
+      value: gatewayUrl,
+      description: 'The gateway address; the OpenAI SDK adds /v1, the Anthropic and Google SDKs take it as it is.',
+    });
+    for (const site of staticSites) {
+      if (site.route.build !== 'usage-page') continue;
+      new CfnOutput(this, stackOutputKeys.usagePageUrl, { value: `${gatewayUrl}${site.route.path}` });
+    }
+    new CfnOutput(this, stackOutputKeys.stage, { value: props.stage });
+    new CfnOutput(this, stackOutputKeys.region, { value: this.region });
+    for (const [name, table] of tables) new CfnOutput(this, tableOutputKey(name), { value: table.tableName });
+
     this.tables = tables;
     this.functions = functions;
     this.origins = origins;
+    this.scheduledFunctions = scheduledFunctions;
+    this.gatewayDistribution = gatewayDistribution;
+    this.staticSites = staticSites;
+    this.alarms = alarms;
+    acknowledgeNagFindings(this, { gatewayDistribution, staticSites });
   }
 }
 
@@ -113,7 +214,13 @@ function grantAccess(
       return;
     case 'admin':
       gatewayFunction.grantTableReadWrite(table('control'));
+      // The import of 0.1 usage records is an admin operation; no other function touches their table.
+      gatewayFunction.grantTableReadWrite(table('legacyUsage'));
       gatewayFunction.grantSecretWrite(secretPrefix);
+      return;
+    case 'reaper':
+      // Reads members' leases and the records of dead requests; settles them as the request's own function would.
+      for (const name of ['control', 'usage', 'rollups'] as const) gatewayFunction.grantTableReadWrite(table(name));
       return;
     case 'usage-read':
       // Names of members and keys come from the control table; the usage view itself never writes.

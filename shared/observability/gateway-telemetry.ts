@@ -73,7 +73,9 @@ export function recordSettlement(config: GatewayConfig, record: RunningRecord, o
   });
   const tokens: [string, Unit, number][] = [];
   // A count the provider did not report stays out of the sums rather than counting as 0.
-  if (outcome.inputTokens !== null) tokens.push([gatewayMetricNames.inputTokens, MetricUnit.Count, outcome.inputTokens]);
+  if (outcome.inputTokens !== null) {
+    tokens.push([gatewayMetricNames.inputTokens, MetricUnit.Count, outcome.inputTokens]);
+  }
   if (outcome.cachedInputTokens !== null) {
     tokens.push([gatewayMetricNames.cachedInputTokens, MetricUnit.Count, outcome.cachedInputTokens]);
   }

@@ -1,0 +1,105 @@
+import { Duration } from 'aws-cdk-lib';
+import {
+  AllowedMethods,
+  type BehaviorOptions,
+  CachePolicy,
+  Distribution,
+  HttpVersion,
+  type IOrigin,
+  OriginRequestPolicy,
+  ViewerProtocolPolicy,
+} from 'aws-cdk-lib/aws-cloudfront';
+import { FunctionUrlOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import type { FunctionUrl } from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import type { FunctionId } from '../shared/http/route-table.ts';
+import type { FunctionOrigin } from './gateway-stack.ts';
+import type { StaticSite } from './static-site.ts';
+
+export interface GatewayDistributionProps {
+  readonly stage: string;
+  readonly origins: readonly FunctionOrigin[];
+  /** Answers every path no route serves, so that even those get the gateway's own 404 or 405 body. */
+  readonly fallbackFunctionId: FunctionId;
+  readonly staticSites: readonly StaticSite[];
+}
+
+/**
+ * CloudFront's wait for the origin: the first byte of an answer, and then each gap between two chunks of a
+ * stream. 60 s is what every account may set without a quota increase.
+ */
+export const originReadTimeout = Duration.seconds(60);
+
+/**
+ * One host for the whole gateway: every route of the route table to its function URL, the static pages from
+ * their buckets. API paths are never cached, and reach the function with every viewer header but Host (a
+ * function URL answers only to its own Host), every method and the body, so a streamed answer passes through
+ * as it is produced.
+ */
+export class GatewayDistribution extends Construct {
+  readonly distribution: Distribution;
+  /** Path pattern → what it reaches, in the order CloudFront evaluates them. */
+  readonly behaviours: ReadonlyMap<string, FunctionId | StaticSite>;
+
+  constructor(scope: Construct, id: string, props: GatewayDistributionProps) {
+    super(scope, id);
+    const apiBehaviour = (functionUrl: FunctionUrl): BehaviorOptions => ({
+      origin: functionUrlOrigin(functionUrl),
+      // No redirect: a client that POSTs to http:// would follow it with a GET and lose its body.
+      viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+      allowedMethods: AllowedMethods.ALLOW_ALL,
+      cachePolicy: CachePolicy.CACHING_DISABLED,
+      // With caching off this policy also forwards Authorization, which carries the gateway key.
+      originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+      // Compressing at the edge would hold back stream chunks; the functions answer uncompressed.
+      compress: false,
+    });
+    const fallback = props.origins.find((origin) => origin.functionId === props.fallbackFunctionId);
+    if (!fallback) throw new Error(`the fallback function ${props.fallbackFunctionId} has no function URL`);
+
+    // One origin object per function, so each function URL is one origin however many patterns reach it.
+    const behaviourOf = new Map(props.origins.map((origin) => [origin.functionId, apiBehaviour(origin.functionUrl)]));
+    const ordered = orderPathPatterns(props.origins);
+    const behaviours = new Map<string, FunctionId | StaticSite>();
+    const additionalBehaviors: Record<string, BehaviorOptions> = {};
+    for (const site of props.staticSites) {
+      additionalBehaviors[site.pathPattern] = site.behavior;
+      behaviours.set(site.pathPattern, site);
+    }
+    for (const [pattern, functionId] of ordered) {
+      const behaviour = behaviourOf.get(functionId);
+      if (!behaviour) throw new Error(`no origin for ${functionId}`);
+      if (behaviours.has(pattern)) throw new Error(`two behaviours claim the path pattern ${pattern}`);
+      additionalBehaviors[pattern] = behaviour;
+      behaviours.set(pattern, functionId);
+    }
+
+    this.distribution = new Distribution(this, 'Distribution', {
+      comment: `Model gateway, stage ${props.stage}`,
+      defaultBehavior: behaviourOf.get(fallback.functionId) ?? apiBehaviour(fallback.functionUrl),
+      additionalBehaviors,
+      httpVersion: HttpVersion.HTTP2_AND_3,
+    });
+    this.behaviours = behaviours;
+  }
+}
+
+function functionUrlOrigin(functionUrl: FunctionUrl): IOrigin {
+  return new FunctionUrlOrigin(functionUrl, {
+    readTimeout: originReadTimeout,
+    // Streams and SDK clients reuse connections; keep CloudFront's to the function open as long as allowed.
+    keepaliveTimeout: Duration.seconds(60),
+  });
+}
+
+/**
+ * Every function's patterns with the upstream-prefixed ones (`/*` + path) last: they are the least specific, and
+ * CloudFront takes the first pattern that matches.
+ */
+export function orderPathPatterns(origins: readonly FunctionOrigin[]): [pattern: string, functionId: FunctionId][] {
+  const all = origins.flatMap((origin) =>
+    origin.pathPatterns.map((pattern): [string, FunctionId] => [pattern, origin.functionId]),
+  );
+  const isPrefixed = ([pattern]: [string, FunctionId]) => pattern.startsWith('/*');
+  return [...all.filter((entry) => !isPrefixed(entry)), ...all.filter(isPrefixed)];
+}

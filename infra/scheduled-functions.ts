@@ -1,0 +1,26 @@
+import { Duration } from 'aws-cdk-lib';
+import type { FunctionProfile } from './function-profiles.ts';
+
+/**
+ * Functions that EventBridge runs on a schedule. They have no route, so they live apart from the route table's
+ * `functionIds`: nothing may reach them over HTTP.
+ */
+export const scheduledFunctionIds = ['reaper'] as const;
+export type ScheduledFunctionId = (typeof scheduledFunctionIds)[number];
+
+export interface ScheduledFunctionProfile extends FunctionProfile {
+  /** How often EventBridge runs the function. */
+  readonly every: Duration;
+}
+
+export const scheduledFunctionProfiles: Readonly<Record<ScheduledFunctionId, ScheduledFunctionProfile>> = {
+  // A dead request's lease outlives twice the upstream time-out, so it holds its reservation for many minutes
+  // anyway; a pass every five minutes adds little to that and reads every member's item a fifth as often as
+  // one a minute would. Passes may overlap: settlement is once-only.
+  reaper: {
+    access: 'reaper',
+    memorySize: 256,
+    timeout: Duration.minutes(2),
+    every: Duration.minutes(5),
+  },
+};

@@ -1,0 +1,308 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { pascalCase } from '../../infra/pascal-case.ts';
+import { scheduledFunctionIds } from '../../infra/scheduled-functions.ts';
+import { stackNameFor } from '../../infra/stack-outputs.ts';
+import { bootstrapAdministrator } from '../../shared/admin/bootstrap-admin.ts';
+import { type FunctionId, functionIds } from '../../shared/http/route-table.ts';
+import { gatewayMetricNames } from '../../shared/observability/metric-names.ts';
+import { tableEnvironment } from '../../shared/store/table-definitions.ts';
+import type { UsageRecord } from '../../shared/store/usage-record-store.ts';
+import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { startTestStore } from '../support/test-store.ts';
+import {
+  installAwsLambdaStub,
+  invokeScheduled,
+  invokeStreaming,
+  loadBundleHandler,
+  type StreamedAnswer,
+} from './bundle-invocation.ts';
+import type { TemplateResources } from './template-queries.ts';
+
+/**
+ * `npx cdk synth` as a deployer runs it (the CLI, cdk.json, infra/app.ts with cdk-nag, esbuild bundling), with
+ * every TCP connection refused and recorded; then the bundles it built answer requests under a stubbed `awslambda`.
+ */
+const projectRoot = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
+const stage = 'test';
+const synthTimeoutMs = 180_000;
+
+let outputDirectory: string;
+let synth: { code: number | null; stderr: string; durationMs: number; networkAttempts: string };
+let resources: TemplateResources;
+
+beforeAll(async () => {
+  outputDirectory = await mkdtemp(join(tmpdir(), 'cdk-synth-'));
+  const attemptsFile = join(outputDirectory, 'network-attempts.log');
+  const environment: NodeJS.ProcessEnv = { ...process.env };
+  // No credentials, no profile and no instance metadata: the CLI must not need an account to synthesize.
+  for (const name of Object.keys(environment)) if (name.startsWith('AWS_')) delete environment[name];
+  Object.assign(environment, {
+    AWS_EC2_METADATA_DISABLED: 'true',
+    CDK_DISABLE_VERSION_CHECK: '1',
+    NODE_OPTIONS: `${environment['NODE_OPTIONS'] ?? ''} --require ${join(projectRoot, 'test/infra/refuse-network.cjs')}`,
+    NETWORK_ATTEMPTS_FILE: attemptsFile,
+  });
+  const started = Date.now();
+  const child = spawn('npx', ['cdk', 'synth', '--quiet', '-c', `stage=${stage}`, '--output', outputDirectory], {
+    cwd: projectRoot,
+    env: environment,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`cdk synth took longer than ${synthTimeoutMs} ms:\n${stderr}`));
+    }, synthTimeoutMs - 5_000);
+    child.once('error', reject);
+    child.once('close', (exitCode) => {
+      clearTimeout(timer);
+      resolve(exitCode);
+    });
+  });
+  synth = {
+    code,
+    stderr,
+    durationMs: Date.now() - started,
+    networkAttempts: existsSync(attemptsFile) ? readFileSync(attemptsFile, 'utf8') : '',
+  };
+  const templatePath = join(outputDirectory, `${stackNameFor(stage)}.template.json`);
+  resources = existsSync(templatePath)
+    ? (JSON.parse(readFileSync(templatePath, 'utf8')) as { Resources: TemplateResources }).Resources
+    : {};
+}, synthTimeoutMs);
+
+afterAll(async () => {
+  await rm(outputDirectory, { recursive: true, force: true });
+});
+
+/** The folder of a function's built bundle, found through the construct path CDK records on each resource. */
+function bundleOf(functionId: string): string {
+  const suffix = `/${pascalCase(functionId)}/Function/Resource`;
+  const entry = Object.entries(resources).find(
+    ([, resource]) =>
+      resource.Type === 'AWS::Lambda::Function' &&
+      String((resource as { Metadata?: Record<string, unknown> }).Metadata?.['aws:cdk:path']).endsWith(suffix),
+  );
+  if (!entry) throw new Error(`the template has no function ${functionId}`);
+  const code = entry[1].Properties['Code'] as { S3Key: string };
+  return join(outputDirectory, `asset.${code.S3Key.replace(/\.zip$/, '')}`);
+}
+
+describe('npx cdk synth', () => {
+  it('synthesizes offline, with cdk-nag passing', () => {
+    expect(synth.networkAttempts).toBe('');
+    expect(synth.stderr).not.toMatch(/AwsSolutions-/);
+    expect(synth.code, synth.stderr).toBe(0);
+    // Recorded for the report: synthesis bundles every function with esbuild.
+    console.info(`cdk synth took ${synth.durationMs} ms`);
+  });
+
+  it.each([...functionIds, ...scheduledFunctionIds])(
+    '%s is bundled as ESM exporting handler, with a require shim and a source map',
+    (functionId) => {
+      const bundle = readFileSync(join(bundleOf(functionId), 'index.mjs'), 'utf8');
+      expect(bundle.startsWith("import { createRequire } from 'module';")).toBe(true);
+      // Lambda calls the `handler` export named in the function's configuration.
+      expect(bundle).toMatch(/export\s*\{[^}]*\bhandler\s*\}/);
+      expect(existsSync(join(bundleOf(functionId), 'index.mjs.map'))).toBe(true);
+    },
+  );
+});
+
+describe('the built bundles under a stubbed awslambda global', () => {
+  let store: Awaited<ReturnType<typeof startTestStore>>;
+  let upstream: FakeUpstream;
+  let adminKey: string;
+  let secretsDirectory: string;
+  const emitted: string[] = [];
+  const handlers = new Map<string, unknown>();
+
+  beforeAll(async () => {
+    store = await startTestStore();
+    upstream = await startFakeUpstream();
+    secretsDirectory = await mkdtemp(join(tmpdir(), 'bundle-secrets-'));
+    const issued = await bootstrapAdministrator(store.services, undefined);
+    if (!issued.issuedKey) throw new Error('no admin key issued');
+    adminKey = issued.issuedKey;
+
+    // The environment the stack gives a function, pointed at the embedded store and a local secret file.
+    const environment: Record<string, string> = {
+      ...tableEnvironment({
+        control: store.services.config.tables.control,
+        usage: store.services.config.tables.usage,
+        rollups: store.services.config.tables.rollups,
+        legacyUsage: store.services.config.tables.legacyUsage,
+      }),
+      GATEWAY_DYNAMODB_ENDPOINT: store.services.config.dynamoEndpoint ?? '',
+      AWS_REGION: 'eu-west-1',
+      GATEWAY_SECRET_STORE: 'file',
+      GATEWAY_SECRET_FILE: join(secretsDirectory, 'secrets.json'),
+      GATEWAY_CACHE_TTL_MS: '0',
+      GATEWAY_METRICS_NAMESPACE: `ModelGateway/${stage}`,
+    };
+    for (const [name, value] of Object.entries(environment)) vi.stubEnv(name, value);
+    // Powertools writes EMF lines to standard output, where CloudWatch Logs would read them.
+    const write = process.stdout.write.bind(process.stdout);
+    const capture = (
+      chunk: string | Uint8Array,
+      encoding?: BufferEncoding,
+      callback?: (error?: Error | null) => void,
+    ): boolean => {
+      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      if (!text.includes('"_aws"')) return write(chunk, encoding, callback);
+      emitted.push(text);
+      return true;
+    };
+    vi.spyOn(process.stdout, 'write').mockImplementation(capture as typeof process.stdout.write);
+
+    installAwsLambdaStub();
+    for (const functionId of [...functionIds, ...scheduledFunctionIds]) {
+      handlers.set(functionId, await loadBundleHandler(join(bundleOf(functionId), 'index.mjs')));
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    vi.restoreAllMocks();
+    vi.unstubAllEnvs();
+    await upstream?.close();
+    await store?.close();
+    await rm(secretsDirectory, { recursive: true, force: true });
+  });
+
+  const call = (functionId: FunctionId, request: Parameters<typeof invokeStreaming>[1]): Promise<StreamedAnswer> =>
+    invokeStreaming(handlers.get(functionId), {
+      ...request,
+      headers: { authorization: `Bearer ${adminKey}`, ...request.headers },
+    });
+
+  it('admin stores a connection for each upstream wire', async () => {
+    for (const [provider, wire, model, basePath] of [
+      ['openai', 'openai-chat', 'gpt-chat', '/v1'],
+      ['openai', 'openai-responses', 'gpt-responses', '/v1'],
+      ['anthropic', 'anthropic-messages', 'claude-test', '/v1'],
+      ['google', 'gemini', 'gemini-test', '/v1beta'],
+    ] as const) {
+      const answer = await call('admin', {
+        method: 'POST',
+        path: '/admin/v1/connections',
+        body: { provider, wire, baseUrl: `${upstream.url}${basePath}`, models: [model], apiKey: 'provider-secret' },
+      });
+      expect(answer.statusCode, answer.body).toBe(201);
+    }
+  });
+
+  it('models lists the catalog', async () => {
+    const answer = await call('models', { method: 'GET', path: '/v1/models' });
+    expect(answer.statusCode, answer.body).toBe(200);
+    expect(answer.body).toContain('openai/gpt-chat');
+  });
+
+  it('chat-completions answers through the upstream and settles before the invocation ends', async () => {
+    const answer = await call('chat-completions', {
+      method: 'POST',
+      path: '/v1/chat/completions',
+      body: { model: 'openai/gpt-chat', messages: [{ role: 'user', content: 'hello' }] },
+    });
+    expect(answer.statusCode, answer.body).toBe(200);
+    expect(JSON.parse(answer.body)).toHaveProperty('choices');
+    expect(upstream.requests.at(-1)?.headers['authorization']).toBe('Bearer provider-secret');
+    const requestId = answer.headers['x-request-id'];
+    const stored = await store.services.usage.client.send(
+      new GetCommand({ TableName: store.services.usage.tableName, Key: { id: requestId }, ConsistentRead: true }),
+    );
+    expect((stored.Item as UsageRecord | undefined)?.state).toBe('completed');
+  });
+
+  it('responses answers through the upstream', async () => {
+    const answer = await call('responses', {
+      method: 'POST',
+      path: '/lb/v1/responses',
+      body: { model: 'openai/gpt-responses', input: 'hello' },
+    });
+    expect(answer.statusCode, answer.body).toBe(200);
+  });
+
+  it('messages answers through the upstream, with the key in x-api-key', async () => {
+    const answer = await invokeStreaming(handlers.get('messages'), {
+      method: 'POST',
+      path: '/v1/messages',
+      headers: { 'x-api-key': adminKey, 'anthropic-version': '2023-06-01' },
+      body: { model: 'anthropic/claude-test', max_tokens: 16, messages: [{ role: 'user', content: 'hello' }] },
+    });
+    expect(answer.statusCode, answer.body).toBe(200);
+  });
+
+  it('count-tokens answers through the upstream', async () => {
+    const answer = await call('count-tokens', {
+      method: 'POST',
+      path: '/v1/messages/count_tokens',
+      body: { model: 'anthropic/claude-test', messages: [{ role: 'user', content: 'hello' }] },
+    });
+    expect(answer.statusCode, answer.body).toBe(200);
+    expect(JSON.parse(answer.body)).toHaveProperty('input_tokens');
+  });
+
+  it('generate-content answers through the upstream, with the key in x-goog-api-key', async () => {
+    const answer = await invokeStreaming(handlers.get('generate-content'), {
+      method: 'POST',
+      path: '/v1beta/models/google/gemini-test:generateContent',
+      headers: { 'x-goog-api-key': adminKey },
+      body: { contents: [{ role: 'user', parts: [{ text: 'hello' }] }] },
+    });
+    expect(answer.statusCode, answer.body).toBe(200);
+  });
+
+  it('usage reports the team traffic to an administrator', async () => {
+    const answer = await call('usage', {
+      method: 'GET',
+      path: '/usage-api/v1/summary',
+      query: 'period=today&scope=team',
+    });
+    expect(answer.statusCode, answer.body).toBe(200);
+  });
+
+  it('answers a path no route serves with the gateway 404', async () => {
+    const answer = await call('models', { method: 'GET', path: '/v2/anything' });
+    expect(answer.statusCode).toBe(404);
+    expect(answer.body).toContain('unknown_route');
+  });
+
+  it('reaper runs a pass on its schedule', async () => {
+    expect(await invokeScheduled(handlers.get('reaper'))).toEqual({ reaped: 0 });
+  });
+
+  it('emitted EMF metrics for responses, settlements and the reaper pass', () => {
+    const metricNames = emitted.flatMap((line) =>
+      (
+        JSON.parse(line) as { _aws: { CloudWatchMetrics: { Namespace: string; Metrics: { Name: string }[] }[] } }
+      )._aws.CloudWatchMetrics.flatMap((directive) => {
+        expect(directive.Namespace).toBe(`ModelGateway/${stage}`);
+        return directive.Metrics.map((metric) => metric.Name);
+      }),
+    );
+    for (const name of [
+      gatewayMetricNames.responses,
+      gatewayMetricNames.serverErrorResponses,
+      gatewayMetricNames.settledRequests,
+      gatewayMetricNames.inputTokens,
+      gatewayMetricNames.outputTokens,
+      gatewayMetricNames.reapedRequests,
+    ]) {
+      expect(metricNames).toContain(name);
+    }
+    // Metadata only: neither the prompt nor the keys reach the metrics.
+    expect(emitted.join('')).not.toContain('hello');
+    expect(emitted.join('')).not.toContain(adminKey);
+  });
+});

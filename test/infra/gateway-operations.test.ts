@@ -1,0 +1,138 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { scheduledFunctionProfiles } from '../../infra/scheduled-functions.ts';
+import { stackOutputKeys, tableOutputKey } from '../../infra/stack-outputs.ts';
+import { functionIds } from '../../shared/http/route-table.ts';
+import { gatewayMetricNames, metricsServiceName } from '../../shared/observability/metric-names.ts';
+import { tableDefinitions } from '../../shared/store/table-definitions.ts';
+import { type SynthesizedStack, synthesizeStack } from './synthesize-stack.ts';
+import type { TemplateResource } from './template-queries.ts';
+
+const stage = 'test';
+let synthesized: SynthesizedStack;
+
+beforeAll(async () => {
+  synthesized = await synthesizeStack(stage);
+}, 60_000);
+
+function resourcesOfType(type: string): TemplateResource[] {
+  return Object.values(synthesized.resources).filter((resource) => resource.Type === type);
+}
+
+function reaperLogicalId(): string {
+  const reaper = synthesized.stack.scheduledFunctions.get('reaper');
+  if (!reaper) throw new Error('no reaper');
+  return synthesized.logicalIdOf(reaper.function);
+}
+
+describe('the reaper', () => {
+  it('runs on an EventBridge schedule, without a function URL, retried by its next run only', () => {
+    const reaper = synthesized.stack.scheduledFunctions.get('reaper');
+    expect(reaper?.functionUrl).toBeUndefined();
+    const rules = resourcesOfType('AWS::Events::Rule');
+    expect(rules).toHaveLength(1);
+    expect(rules[0]?.Properties).toMatchObject({
+      ScheduleExpression: `rate(${scheduledFunctionProfiles.reaper.every.toMinutes()} minutes)`,
+      State: 'ENABLED',
+      Targets: [{ Arn: { 'Fn::GetAtt': [reaperLogicalId(), 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 0 } }],
+    });
+    const invokers = resourcesOfType('AWS::Lambda::Permission').filter((permission) =>
+      JSON.stringify(permission.Properties['FunctionName']).includes(reaperLogicalId()),
+    );
+    expect(invokers.map((permission) => permission.Properties['Principal'])).toEqual(['events.amazonaws.com']);
+  });
+
+  it('is built with the same defaults as every other function', () => {
+    const properties = synthesized.resources[reaperLogicalId()]?.Properties ?? {};
+    expect(properties['Runtime']).toBe('nodejs24.x');
+    expect(properties['Architectures']).toEqual(['arm64']);
+    expect(properties['Handler']).toBe('index.handler');
+    const variables = (properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
+    expect(variables['NODE_OPTIONS']).toBe('--enable-source-maps');
+    expect(variables['GATEWAY_TABLE_CONTROL']).toBeDefined();
+  });
+});
+
+describe('observability', () => {
+  it('keeps every function log for a month', () => {
+    const all = [...synthesized.stack.functions.values(), ...synthesized.stack.scheduledFunctions.values()];
+    expect(all).toHaveLength(functionIds.length + 1);
+    for (const gatewayFunction of all) {
+      const logGroup = synthesized.resources[synthesized.logicalIdOf(gatewayFunction.function.logGroup)];
+      expect(logGroup?.Properties['RetentionInDays']).toBe(30);
+    }
+  });
+
+  it('names the metrics namespace of the stage in every function and in the alarms', () => {
+    const namespace = `ModelGateway/${stage}`;
+    for (const gatewayFunction of [
+      ...synthesized.stack.functions.values(),
+      ...synthesized.stack.scheduledFunctions.values(),
+    ]) {
+      const properties = synthesized.resources[synthesized.logicalIdOf(gatewayFunction.function)]?.Properties ?? {};
+      const variables = (properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
+      expect(variables['GATEWAY_METRICS_NAMESPACE']).toBe(namespace);
+    }
+    const rate = synthesized.resources[synthesized.logicalIdOf(synthesized.stack.alarms.serverErrorRate)];
+    const metrics = rate?.Properties['Metrics'] as { MetricStat?: { Metric: Record<string, unknown> } }[];
+    expect(metrics.flatMap((metric) => (metric.MetricStat ? [metric.MetricStat.Metric] : []))).toEqual([
+      {
+        Namespace: namespace,
+        MetricName: gatewayMetricNames.responses,
+        Dimensions: [{ Name: 'service', Value: metricsServiceName }],
+      },
+      {
+        Namespace: namespace,
+        MetricName: gatewayMetricNames.serverErrorResponses,
+        Dimensions: [{ Name: 'service', Value: metricsServiceName }],
+      },
+    ]);
+    expect(rate?.Properties).toMatchObject({ Threshold: 5, EvaluationPeriods: 3, DatapointsToAlarm: 2 });
+  });
+
+  it('alarms on throttles of every function', () => {
+    const throttled = synthesized.stack.alarms.throttles.map((alarm) => {
+      const properties = synthesized.resources[synthesized.logicalIdOf(alarm)]?.Properties ?? {};
+      expect(properties).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Throttles', Threshold: 1 });
+      return JSON.stringify(properties['Dimensions']);
+    });
+    const all = [...synthesized.stack.functions.values(), ...synthesized.stack.scheduledFunctions.values()];
+    expect(throttled.toSorted()).toEqual(
+      all
+        .map((gatewayFunction) =>
+          JSON.stringify([{ Name: 'FunctionName', Value: { Ref: synthesized.logicalIdOf(gatewayFunction.function) } }]),
+        )
+        .toSorted(),
+    );
+  });
+
+  it('alarms when the reaper fails or stops running, so dead requests keep their reservations', () => {
+    const backlog = synthesized.resources[synthesized.logicalIdOf(synthesized.stack.alarms.reaperBacklog)];
+    expect(backlog?.Properties).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: reaperLogicalId() } }],
+      Period: scheduledFunctionProfiles.reaper.every.toSeconds(),
+      EvaluationPeriods: 3,
+      TreatMissingData: 'breaching',
+    });
+  });
+});
+
+describe('stack outputs', () => {
+  it('tell the gateway and usage page addresses and what the CLI bootstrap reads', () => {
+    const outputs = synthesized.template.toJSON()['Outputs'] as Record<string, { Value: unknown }>;
+    const distributionId = synthesized.logicalIdOf(synthesized.stack.gatewayDistribution.distribution);
+    const gatewayUrl = { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }]] };
+    expect(outputs[stackOutputKeys.gatewayUrl]?.Value).toEqual(gatewayUrl);
+    expect(outputs[stackOutputKeys.usagePageUrl]?.Value).toEqual({
+      'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, '/app/usage']],
+    });
+    expect(outputs[stackOutputKeys.stage]?.Value).toBe(stage);
+    expect(outputs[stackOutputKeys.region]?.Value).toEqual({ Ref: 'AWS::Region' });
+    for (const definition of tableDefinitions) {
+      const table = synthesized.stack.tables.get(definition.logicalName);
+      if (!table) throw new Error(`no table ${definition.logicalName}`);
+      expect(outputs[tableOutputKey(definition.logicalName)]?.Value).toEqual({ Ref: synthesized.logicalIdOf(table) });
+    }
+  });
+});

@@ -1,0 +1,48 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, type CfnElement } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { GatewayStack } from '../../infra/gateway-stack.ts';
+import { stackNameFor } from '../../infra/stack-outputs.ts';
+import { writeUsagePage } from '../../infra/usage-page-build.ts';
+import type { TemplateResources } from './template-queries.ts';
+
+export interface SynthesizedStack {
+  app: App;
+  stack: GatewayStack;
+  template: Template;
+  resources: TemplateResources;
+  usagePageDirectory: string;
+  /** The logical id a construct's CloudFormation resource has in the template. */
+  logicalIdOf(construct: IConstruct): string;
+}
+
+/**
+ * The stack as `cdk synth` builds it, minus the esbuild bundling of the functions (test/infra/cdk-synth.test.ts
+ * covers the bundles): templates are what these tests read, and bundling would add many seconds to each file.
+ */
+export async function synthesizeStack(stage: string): Promise<SynthesizedStack> {
+  const usagePageDirectory = await mkdtemp(join(tmpdir(), 'usage-page-'));
+  await writeUsagePage(usagePageDirectory);
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new GatewayStack(app, stackNameFor(stage), {
+    stage,
+    production: false,
+    staticSiteSources: { 'usage-page': usagePageDirectory },
+  });
+  const template = Template.fromStack(stack);
+  return {
+    app,
+    stack,
+    template,
+    resources: template.toJSON()['Resources'] as TemplateResources,
+    usagePageDirectory,
+    logicalIdOf(construct) {
+      const resource = construct.node.defaultChild as CfnElement | undefined;
+      if (!resource) throw new Error(`${construct.node.path} has no CloudFormation resource`);
+      return stack.getLogicalId(resource);
+    },
+  };
+}
