@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import type { FunctionId } from '../shared/http/route-table.ts';
 
 /** What a function may touch; the stack turns each kind into grants. */
-export type FunctionAccess = 'inference' | 'catalog' | 'admin' | 'usage-read' | 'reaper';
+export type FunctionAccess = 'inference' | 'token-count' | 'catalog' | 'admin' | 'usage-read' | 'reaper';
 
 export interface FunctionProfile {
   readonly access: FunctionAccess;
@@ -21,9 +21,8 @@ export const functionProfiles: Readonly<Record<FunctionId, FunctionProfile>> = {
   responses: { access: 'inference', memorySize: 1024, timeout: Duration.minutes(15) },
   messages: { access: 'inference', memorySize: 1024, timeout: Duration.minutes(15) },
   'generate-content': { access: 'inference', memorySize: 1024, timeout: Duration.minutes(15) },
-  // A token count is one short upstream call and writes nothing, but it reads keys, connections and provider
-  // credentials like inference does; `inference` is the access kind that grants those today.
-  'count-tokens': { access: 'inference', memorySize: 512, timeout: Duration.minutes(1) },
+  // A token count is one short upstream call: it reads keys, connections and provider credentials, writes nothing.
+  'count-tokens': { access: 'token-count', memorySize: 512, timeout: Duration.minutes(1) },
   models: { access: 'catalog', memorySize: 256, timeout: Duration.seconds(10) },
   admin: { access: 'admin', memorySize: 512, timeout: Duration.seconds(30) },
   // A CSV export of a long period pages through many usage records.

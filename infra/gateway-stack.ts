@@ -209,6 +209,11 @@ function grantAccess(
       for (const name of ['control', 'usage', 'rollups'] as const) gatewayFunction.grantTableReadWrite(table(name));
       gatewayFunction.grantSecretRead(secretPrefix);
       return;
+    case 'token-count':
+      // Authenticates, routes and reads the connection's credential; a count is never admitted nor recorded.
+      gatewayFunction.grantTableRead(table('control'));
+      gatewayFunction.grantSecretRead(secretPrefix);
+      return;
     case 'catalog':
       gatewayFunction.grantTableRead(table('control'));
       return;

@@ -23,6 +23,7 @@ const needs: Readonly<
 > = {
   // Admission, settlement and rollups write on the request path; provider credentials are read, never written.
   inference: { read: [], write: ['control', 'usage', 'rollups'], secrets: ['secretsmanager:GetSecretValue'] },
+  'token-count': { read: ['control'], write: [], secrets: ['secretsmanager:GetSecretValue'] },
   catalog: { read: ['control'], write: [], secrets: [] },
   // Connections carry credentials the admin API stores but cannot read back; it alone imports 0.1 records.
   admin: {
@@ -126,13 +127,13 @@ describe('least privilege', () => {
     },
   );
 
-  it('lets no function but inference read provider credentials', () => {
+  it('lets no function but inference and the token count read provider credentials', () => {
     const readers = allFunctions.filter(({ functionId }) =>
       policiesOf(functionId).statements.some((statement) =>
         actionsOf(statement).includes('secretsmanager:GetSecretValue'),
       ),
     );
-    expect(new Set(readers.map(({ access }) => access))).toEqual(new Set(['inference']));
+    expect(new Set(readers.map(({ access }) => access))).toEqual(new Set(['inference', 'token-count']));
   });
 });
 
