@@ -1,0 +1,301 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BenchChild } from './child-process.ts';
+import { startTypeScriptChild } from './child-process.ts';
+import type { GatewayReady } from './gateway-process.ts';
+import type { Target } from './http-probe.ts';
+import { type BundleFigures, type BundleVariant, measureBundles, measureBundleVariants } from './lambda-bundles.ts';
+import { measureIsolatedLatency } from './measure-isolated.ts';
+import { type LatencyFigures, measureLatency } from './measure-latency.ts';
+import {
+  type LargeStreamFigures,
+  measureLargeStream,
+  measureOpenStreams,
+  type OpenStreamsFigures,
+} from './measure-stream-memory.ts';
+import { measureThroughput, type ThroughputFigures } from './measure-throughput.ts';
+import { ensurePeerInstalled, startPeerGateway } from './peer-gateway.ts';
+import { evaluateTargets, printReport, type TargetVerdict } from './print-report.ts';
+import { processMemory } from './process-memory.ts';
+import { type RoundTripSummary, summarizeRoundTrips } from './report.ts';
+import type { Spread } from './statistics.ts';
+import type { RoundTripSplit } from './store-round-trips.ts';
+
+/**
+ * `npm run bench`: this gateway, a peer gateway and the direct path, side by side in one run on this machine,
+ * against the same instant upstream. Prints a table and writes bench/results.json. Figures, not assertions:
+ * the targets are compared and reported, never enforced.
+ */
+const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+export const plan = {
+  latency: { warmupRequests: 300, rounds: 5, plainPerRound: 300, streamsPerRound: 40 },
+  throughput: { connections: 32, durationSeconds: 10, warmupSeconds: 3 },
+  countedRequests: 100,
+  isolatedRequests: 300,
+  openStreams: 500,
+};
+
+export interface GatewayFigures {
+  latency?: LatencyFigures;
+  throughput?: ThroughputFigures;
+  /** VmHWM after the latency and throughput phases: the process's peak so far. */
+  peakRssMb?: number;
+  largeStream?: LargeStreamFigures;
+  openStreams?: OpenStreamsFigures;
+  errors: string[];
+}
+
+export interface BenchResults {
+  machine: {
+    node: string;
+    cpus: number;
+    cpuModel: string;
+    memoryGb: number;
+    /** 1-minute load averages at the start and the end: other work on the machine shows here, and in the figures. */
+    loadAverage: { atStart: number; atEnd?: number };
+  };
+  startedAt: string;
+  plan: typeof plan;
+  direct: GatewayFigures;
+  gateway: GatewayFigures & {
+    storeRoundTrips?: {
+      warmPlain: RoundTripSummary;
+      warmStream: RoundTripSummary;
+      cold: RoundTripSplit;
+      /** Per command: from the SDK's send to its answer, on the embedded store, one request at a time. */
+      durationsMs: Record<string, Spread>;
+      /** All round trips of the latency phase over its requests: cache refreshes included. */
+      averagePerRequestUnderLatencyPhase: number;
+    };
+    /** Non-streaming latency with the previous request's settlement drained first (see measure-isolated.ts). */
+    isolatedLatencyMs?: Spread;
+    /** Event-loop delay of the gateway process during the latency phase (concurrency 1). */
+    eventLoopDelayMs?: { p50: number; p99: number; max: number };
+    settlementsPendingAfterLoad?: number;
+    settlementDrainMs?: number;
+  };
+  peer: GatewayFigures & { available: boolean; unavailableReason?: string };
+  bundles: BundleFigures[];
+  bundleVariants: BundleVariant[];
+  targets: TargetVerdict[];
+}
+
+const logs = await mkdtemp(join(tmpdir(), 'gateway-bench-logs-'));
+const results: BenchResults = {
+  machine: {
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryGb: Math.round(totalmem() / 1024 ** 3),
+    loadAverage: { atStart: loadavg()[0] ?? Number.NaN },
+  },
+  startedAt: new Date().toISOString(),
+  plan,
+  direct: { errors: [] },
+  gateway: { errors: [] },
+  peer: { available: false, errors: [] },
+  bundles: [],
+  bundleVariants: [],
+  targets: [],
+};
+const step = (text: string) => process.stdout.write(`• ${text}\n`);
+
+// Bundles first, while nothing else runs on the machine.
+step('bundling the Lambda functions and timing their init');
+results.bundles = await measureBundles(projectRoot);
+results.bundleVariants = await measureBundleVariants(projectRoot);
+
+step('starting the instant upstream and this gateway (local host, embedded store)');
+const children: BenchChild[] = [];
+const stopChildren = () => Promise.allSettled(children.map((child) => child.stop()));
+// A failed start must not leave the processes already started behind.
+process.once('exit', () => {
+  for (const child of children) child.process.kill('SIGKILL');
+});
+const upstream = await startTypeScriptChild<{ url: string }>({
+  name: 'instant upstream',
+  args: [join(projectRoot, 'bench', 'upstream-process.ts')],
+  env: process.env,
+  logFile: join(logs, 'upstream.log'),
+});
+children.push(upstream.child);
+const gateway = await startTypeScriptChild<GatewayReady>({
+  name: 'this gateway',
+  // BENCH_CPU_PROFILE_DIR=<dir> writes a V8 CPU profile of the gateway process there when it stops; read it with
+  // `tsx bench/summarize-cpu-profile.ts <file>`.
+  nodeOptions: process.env.BENCH_CPU_PROFILE_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`]
+    : [],
+  args: [join(projectRoot, 'bench', 'gateway-process.ts')],
+  env: {
+    ...process.env,
+    BENCH_UPSTREAM_URL: upstream.ready.url,
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  },
+  logFile: join(logs, 'gateway.log'),
+});
+children.push(gateway.child);
+
+let peer: { child: BenchChild; url: string } | undefined;
+try {
+  step('installing (if missing) and starting the peer gateway');
+  await ensurePeerInstalled(projectRoot);
+  peer = await startPeerGateway(projectRoot, join(logs, 'peer.log'));
+  children.push(peer.child);
+  results.peer.available = true;
+} catch (error) {
+  results.peer.unavailableReason = error instanceof Error ? error.message : String(error);
+  process.stdout.write(`  the peer is not measured: ${results.peer.unavailableReason}\n`);
+}
+
+const [firstKey] = gateway.ready.keys;
+const targets: { target: Target; figures: GatewayFigures; pid?: number; keys?: readonly string[] }[] = [
+  {
+    target: {
+      name: 'direct',
+      url: `${upstream.ready.url}/v1/chat/completions`,
+      headers: { authorization: 'Bearer bench-upstream-credential' },
+      model: (name) => name,
+    },
+    figures: results.direct,
+  },
+  {
+    target: {
+      name: 'this gateway',
+      url: `${gateway.ready.url}/v1/chat/completions`,
+      headers: { authorization: `Bearer ${firstKey}` },
+      model: (name) => `openai/${name}`,
+    },
+    figures: results.gateway,
+    pid: gateway.child.pid,
+    keys: gateway.ready.keys,
+  },
+];
+if (peer) {
+  targets.push({
+    target: {
+      name: 'peer',
+      url: `${peer.url}/v1/chat/completions`,
+      headers: {
+        authorization: 'Bearer bench-upstream-credential',
+        'x-portkey-provider': 'openai',
+        'x-portkey-custom-host': `${upstream.ready.url}/v1`,
+      },
+      model: (name) => name,
+    },
+    figures: results.peer,
+    pid: peer.child.pid,
+  });
+}
+
+/** Runs one phase for one target; a failure is recorded for that target and the run goes on. */
+async function attempt(figures: GatewayFigures, phase: string, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    const message = `${phase}: ${error instanceof Error ? error.message : String(error)}`;
+    figures.errors.push(message);
+    process.stdout.write(`  failed — ${message}\n`);
+  }
+}
+
+try {
+  step('latency at concurrency 1 (non-streaming and streaming)');
+  const before = await gateway.child.call<{ storeRoundTrips: number }>('stats');
+  const latency = await measureLatency(
+    targets.map(({ target }) => target),
+    plan.latency,
+  ).catch(async (error: unknown) => {
+    // One target failing the sequential phase would hide the others: measure them one by one instead.
+    const each = new Map<string, LatencyFigures>();
+    for (const { target, figures } of targets) {
+      await attempt(figures, 'latency', async () => {
+        each.set(target.name, (await measureLatency([target], plan.latency)).get(target.name) as LatencyFigures);
+      });
+    }
+    process.stdout.write(`  (measured one by one after: ${String(error)})\n`);
+    return each;
+  });
+  const after = await gateway.child.call<{
+    storeRoundTrips: number;
+    eventLoopDelayMs: { p50: number; p99: number; max: number };
+  }>('stats');
+  results.gateway.eventLoopDelayMs = after.eventLoopDelayMs;
+  for (const { target, figures } of targets) {
+    const measured = latency.get(target.name);
+    if (measured) figures.latency = measured;
+  }
+  step('latency of this gateway with each settlement finished before the next request');
+  const gatewayTarget = targets.find(({ target }) => target.name === 'this gateway')?.target;
+  if (gatewayTarget) {
+    await attempt(results.gateway, 'isolated latency', async () => {
+      results.gateway.isolatedLatencyMs = await measureIsolatedLatency(
+        gatewayTarget,
+        () => gateway.child.call('drain'),
+        plan.isolatedRequests,
+      );
+    });
+  }
+  const gatewayRequests =
+    plan.latency.warmupRequests + plan.latency.rounds * (plan.latency.plainPerRound + plan.latency.streamsPerRound);
+
+  for (const { target, figures, keys, pid } of targets) {
+    step(
+      `throughput: ${target.name}, ${plan.throughput.connections} connections for ${plan.throughput.durationSeconds} s`,
+    );
+    await attempt(figures, 'throughput', async () => {
+      figures.throughput = await measureThroughput(target, { ...plan.throughput, ...(keys ? { keys } : {}) });
+    });
+    if (target.name === 'this gateway') {
+      const stats = await gateway.child.call<{ pendingSettlements: number }>('stats');
+      results.gateway.settlementsPendingAfterLoad = stats.pendingSettlements;
+      results.gateway.settlementDrainMs = (await gateway.child.call<{ drainMs: number }>('drain')).drainMs;
+    }
+    if (pid) figures.peakRssMb = (await processMemory(pid)).peakRssMb;
+  }
+
+  step(`store round trips per request, counted (${plan.countedRequests} plain + ${plan.countedRequests} streamed)`);
+  await attempt(results.gateway, 'store round trips', async () => {
+    const counted = await gateway.child.call<{
+      warm: Record<'plain' | 'stream', RoundTripSplit[]>;
+      cold: RoundTripSplit;
+      /** Per command: from the SDK's send to its answer, on the embedded store, one request at a time. */
+      durationsMs: Record<string, Spread>;
+    }>('countRoundTrips', { requests: plan.countedRequests });
+    results.gateway.storeRoundTrips = {
+      warmPlain: summarizeRoundTrips(counted.warm.plain),
+      warmStream: summarizeRoundTrips(counted.warm.stream),
+      cold: counted.cold,
+      durationsMs: counted.durationsMs,
+      averagePerRequestUnderLatencyPhase: (after.storeRoundTrips - before.storeRoundTrips) / gatewayRequests,
+    };
+  });
+
+  for (const { target, figures, pid, keys } of targets) {
+    if (!pid) continue;
+    step(`one 200 MB stream through ${target.name}`);
+    await attempt(figures, '200 MB stream', async () => {
+      figures.largeStream = await measureLargeStream(target, pid);
+    });
+    if (target.name === 'this gateway') await gateway.child.call('drain');
+    step(`${plan.openStreams} open streams through ${target.name}`);
+    await attempt(figures, 'open streams', async () => {
+      figures.openStreams = await measureOpenStreams(target, pid, upstream.ready.url, plan.openStreams, keys);
+    });
+    if (target.name === 'this gateway') await gateway.child.call('drain');
+  }
+} finally {
+  await stopChildren();
+}
+
+results.machine.loadAverage.atEnd = loadavg()[0];
+results.targets = evaluateTargets(results);
+printReport(results, results.targets);
+const resultsFile = join(projectRoot, 'bench', 'results.json');
+await writeFile(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
+process.stdout.write(`\nWritten to ${resultsFile}; process logs in ${logs}\n`);
+// Keep-alive sockets of the load generator can hold the event loop open after the children are gone.
+process.exit(0);

@@ -1,0 +1,79 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/** One store call as the SDK made it: which command, when it left, when its answer was back, and how many tries. */
+export interface StoreCall {
+  command: string;
+  startedAt: number;
+  endedAt: number | undefined;
+  attempts: number;
+}
+
+/**
+ * Counts store round trips by instrumenting the gateway's own DynamoDB client: a middleware at the start of the
+ * stack sees every command the gateway sends (key lookups, admission, records, rollups), whichever store module
+ * sent it, and the SDK's `$metadata.attempts` adds the retries, so the count is what went over the wire.
+ */
+export class StoreRoundTrips {
+  /** Each call, kept only while `detailed` is on: under load, keeping them would itself grow the memory measured. */
+  readonly calls: StoreCall[] = [];
+  detailed = false;
+  #total = 0;
+
+  constructor(client: DynamoDBDocumentClient) {
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const call: StoreCall = {
+          command: (context.commandName ?? 'unknown').replace(/Command$/, ''),
+          startedAt: performance.now(),
+          endedAt: undefined,
+          attempts: 1,
+        };
+        if (this.detailed) this.calls.push(call);
+        try {
+          const result = await next(args);
+          const metadata = (result.output as { $metadata?: { attempts?: number } }).$metadata;
+          call.attempts = metadata?.attempts ?? 1;
+          return result;
+        } catch (error) {
+          // A refused condition is a round trip too; the SDK puts its metadata on the error.
+          call.attempts = (error as { $metadata?: { attempts?: number } }).$metadata?.attempts ?? 1;
+          throw error;
+        } finally {
+          call.endedAt = performance.now();
+          this.#total += call.attempts;
+        }
+      },
+      { step: 'initialize', name: 'benchStoreRoundTrips', priority: 'high' },
+    );
+  }
+
+  /** Round trips so far, retries included. */
+  total(): number {
+    return this.#total;
+  }
+
+  clear(): void {
+    this.calls.length = 0;
+  }
+}
+
+export interface RoundTripSplit {
+  /** Answered before the upstream call left: the client waited for these. */
+  beforeDispatch: string[];
+  /** Sent before the upstream call but answered after it left: they ran alongside it. */
+  alongsideDispatch: string[];
+  /** Sent after the upstream call left (settlement). */
+  afterDispatch: string[];
+}
+
+/** Splits the calls of ONE request around the moment its upstream call left. */
+export function splitAroundDispatch(calls: readonly StoreCall[], dispatchedAt: number | undefined): RoundTripSplit {
+  const split: RoundTripSplit = { beforeDispatch: [], alongsideDispatch: [], afterDispatch: [] };
+  for (const call of calls) {
+    const names = Array.from({ length: call.attempts }, () => call.command);
+    if (dispatchedAt === undefined || call.startedAt > dispatchedAt) split.afterDispatch.push(...names);
+    else if (call.endedAt !== undefined && call.endedAt <= dispatchedAt) split.beforeDispatch.push(...names);
+    else split.alongsideDispatch.push(...names);
+  }
+  return split;
+}

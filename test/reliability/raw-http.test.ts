@@ -1,0 +1,151 @@
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+
+/**
+ * Requests no HTTP client library would send, written byte for byte on a socket: header lines that break the
+ * grammar, smuggling attempts, lying lengths, oversized headers, duplicate credentials. Some are refused by
+ * Node's HTTP parser before any gateway code runs (a bare 400 or 431, not the gateway's JSON); what matters is
+ * that none gets a 5xx, none authenticates by accident, and the process keeps answering.
+ */
+let upstream: FakeUpstream;
+let gateway: TestGateway;
+let key: string;
+let otherKey: string;
+
+beforeAll(async () => {
+  upstream = await startFakeUpstream();
+  gateway = await startTestGateway({ environment: { GATEWAY_CACHE_TTL_MS: '60000' } });
+  await gateway.admin.createConnection({
+    provider: 'openai',
+    wire: 'openai-chat',
+    baseUrl: `${upstream.url}/v1`,
+    models: ['raw-model'],
+  });
+  ({ key } = await gateway.admin.createMemberWithKey({ dailyTokens: 1_000_000 }));
+  ({ key: otherKey } = await gateway.admin.createMemberWithKey({ dailyTokens: 1_000_000 }));
+});
+afterAll(async () => {
+  await gateway?.close();
+  await upstream?.close();
+});
+
+const body = JSON.stringify({ model: 'openai/raw-model', messages: [{ role: 'user', content: 'raw' }] });
+
+/** Writes the bytes, reads until the server closes or goes quiet, and returns the status of each answer. */
+function exchangeRaw(bytes: Buffer | string, quietMs = 500): Promise<{ statuses: number[]; text: string }> {
+  const url = new URL(gateway.url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(url.port), url.hostname);
+    const chunks: Buffer[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    const finish = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      const text = Buffer.concat(chunks).toString('latin1');
+      const statuses = [...text.matchAll(/HTTP\/1\.[01] (\d{3})/g)].map((match) => Number(match[1]));
+      resolve({ statuses, text });
+    };
+    const quiet = () => {
+      clearTimeout(timer);
+      timer = setTimeout(finish, quietMs);
+    };
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      quiet();
+    });
+    socket.on('close', finish);
+    socket.on('error', finish);
+    socket.write(bytes);
+    quiet();
+  });
+}
+
+function request(headers: string[], payload = body): string {
+  return [
+    'POST /v1/chat/completions HTTP/1.1',
+    'Host: 127.0.0.1',
+    'Content-Type: application/json',
+    ...headers,
+    '',
+    payload,
+  ].join('\r\n');
+}
+
+describe('hand-written HTTP', () => {
+  it.each([
+    [
+      'a NUL byte in a header value',
+      request([`Authorization: Bearer ${key}`, 'X-Odd: a\u0000b', `Content-Length: ${body.length}`]),
+    ],
+    [
+      'a header line without a colon',
+      request([`Authorization: Bearer ${key}`, 'not a header', `Content-Length: ${body.length}`]),
+    ],
+    [
+      '20 KB of headers',
+      request([`Authorization: Bearer ${key}`, `X-Big: ${'x'.repeat(20_000)}`, `Content-Length: ${body.length}`]),
+    ],
+    [
+      'both Content-Length and Transfer-Encoding (smuggling)',
+      request([`Authorization: Bearer ${key}`, 'Content-Length: 4', 'Transfer-Encoding: chunked'], `0\r\n\r\n${body}`),
+    ],
+    [
+      'a broken chunk size',
+      request([`Authorization: Bearer ${key}`, 'Transfer-Encoding: chunked'], 'zz\r\n{}\r\n0\r\n\r\n'),
+    ],
+    [
+      'a stated length far above the body limit',
+      request([`Authorization: Bearer ${key}`, 'Content-Length: 999999999'], '{'),
+    ],
+    [
+      'HTTP/1.0 without a Host header',
+      `POST /v1/chat/completions HTTP/1.0\r\nAuthorization: Bearer ${key}\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    ],
+    [
+      'an absolute URL as the request target',
+      request([`Authorization: Bearer ${key}`, `Content-Length: ${body.length}`]).replace(
+        'POST /v1',
+        'POST http://evil.example/v1',
+      ),
+    ],
+    [
+      'a path that climbs out',
+      request([`Authorization: Bearer ${key}`, `Content-Length: ${body.length}`]).replace(
+        '/v1/chat/completions',
+        '/v1/../admin/v1/keys',
+      ),
+    ],
+  ])('%s: no 5xx', async (_name, raw) => {
+    const { statuses } = await exchangeRaw(raw);
+    expect(statuses.filter((status) => status >= 500)).toEqual([]);
+  });
+
+  it('never lets a request smuggled into a body reach the admin API', async () => {
+    const { statuses } = await exchangeRaw(
+      request(
+        [`Authorization: Bearer ${key}`, 'Content-Length: 2'],
+        `{}GET /admin/v1/keys HTTP/1.1\r\nHost: x\r\n\r\n`,
+      ),
+    );
+    // The body ends after its stated two bytes; the GET behind it is a request of its own, without a key.
+    expect(statuses).toEqual([400, 401]);
+  });
+
+  it('still answers a well-formed request after all of the above', async () => {
+    const { statuses } = await exchangeRaw(request([`Authorization: Bearer ${key}`, `Content-Length: ${body.length}`]));
+    expect(statuses[0]).toBe(200);
+  });
+
+  // Found by this suite (an `it.fails`: it turns red once fixed; then make it an `it`). Node keeps only the first
+  // of two `Authorization` headers, so the local host authenticates with it; a Lambda function URL joins them
+  // with a comma and refuses the result. Two different keys should be refused on both hosts (spec §5 rule 1:
+  // refused rather than guessed between). infra/local/function-url-event.ts could read `request.headersDistinct`.
+  it.fails('refuses two Authorization headers that carry different keys', async () => {
+    const { statuses } = await exchangeRaw(
+      request([`Authorization: Bearer ${key}`, `Authorization: Bearer ${otherKey}`, `Content-Length: ${body.length}`]),
+    );
+    expect(statuses[0]).not.toBe(200);
+  });
+});
