@@ -4,9 +4,11 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 
 /** Turns a Node request and its (already limited) body into the function-URL event Lambda would deliver. */
 export function toFunctionUrlEvent(request: IncomingMessage, url: URL, body: Buffer): APIGatewayProxyEventV2 {
+  // Repeated headers are joined with a comma as a function URL joins them (Node's `headers` would keep only the
+  // first Authorization), so two different keys are refused on both hosts alike.
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
+  for (const [name, values] of Object.entries(request.headersDistinct)) {
+    if (values !== undefined) headers[name] = values.join(',');
   }
   const now = new Date();
   return {

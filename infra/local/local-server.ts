@@ -22,6 +22,11 @@ import { serveStaticPage } from './serve-static-page.ts';
 export function createLocalServer(services: GatewayServices, functions: Record<FunctionId, LocalFunction>): Server {
   return createServer((request, response) => {
     handle(services, functions, request, response).catch((error: unknown) => {
+      // A client that broke off its own request (a malformed or aborted body) is not a gateway fault to log.
+      if (request.destroyed || request.readableAborted) {
+        response.destroy();
+        return;
+      }
       logger.error('local host failed to answer', { error });
       if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' });
       response.end();

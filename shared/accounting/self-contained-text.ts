@@ -34,7 +34,8 @@ export function assertSelfContainedText(body: unknown): void {
   while (pending.length > 0) {
     const value = pending.pop();
     if (Array.isArray(value)) {
-      pending.push(...value);
+      // One push per item: spreading a very long array into arguments overflows the call stack.
+      for (const item of value) pending.push(item);
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;

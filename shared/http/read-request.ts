@@ -46,5 +46,27 @@ export function readJsonObject(request: GatewayRequest): Record<string, unknown>
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw badRequest('invalid_json', 'The request body must be a JSON object.');
   }
+  if (nestingDepth(value) > maximumNestingDepth) {
+    throw badRequest('invalid_json', `The request body is nested deeper than ${maximumNestingDepth} levels.`);
+  }
   return value as Record<string, unknown>;
+}
+
+/**
+ * Far deeper than any real request (tool schemas rarely pass 20), far shallower than what overflows the
+ * recursive JSON.stringify that sends the body upstream: a deeper body is refused before anything is reserved.
+ */
+export const maximumNestingDepth = 256;
+
+function nestingDepth(root: unknown): number {
+  let deepest = 0;
+  const pending: [unknown, number][] = [[root, 1]];
+  while (pending.length > 0) {
+    const [value, depth] = pending.pop() as [unknown, number];
+    if (typeof value !== 'object' || value === null) continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > maximumNestingDepth) return deepest;
+    for (const inner of Object.values(value)) pending.push([inner, depth + 1]);
+  }
+  return deepest;
 }

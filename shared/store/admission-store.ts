@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Lease } from './control-items.ts';
+import type { Lease, MemberItem } from './control-items.ts';
 import type { ControlTable } from './control-table.ts';
 import { isConditionFailure } from './dynamo-client.ts';
 
@@ -158,4 +158,50 @@ export async function releaseLease(table: ControlTable, release: LeaseRelease): 
     if (isConditionFailure(error)) return false;
     throw error;
   }
+}
+
+/** Rate windows older than this are over; allowance days are kept a week for anyone reading the item. */
+const staleMinuteMs = 2 * 60_000;
+const staleDayMs = 7 * 24 * 60 * 60_000;
+
+/**
+ * Removes the rate-window and allowance buckets of past minutes and days from a member item. One admission
+ * write cannot drop "every other minute", so without this the item every admission rewrites would grow by a
+ * bucket per active minute until DynamoDB's item limit. The reaper's pass calls it for every member; nothing
+ * counts in a past bucket any more, so removing one races with nothing.
+ */
+export async function pruneStaleBuckets(table: ControlTable, member: MemberItem, now: Date): Promise<number> {
+  const minuteCutoff = new Date(now.getTime() - staleMinuteMs).toISOString().slice(0, 16);
+  const dayCutoff = new Date(now.getTime() - staleDayMs).toISOString().slice(0, 10);
+  const names: Record<string, string> = {};
+  const removals: string[] = [];
+  const remove = (path: string[]) => {
+    const placeholders = path.map((part) => {
+      const placeholder = `#n${Object.keys(names).length}`;
+      names[placeholder] = part;
+      return placeholder;
+    });
+    removals.push(placeholders.join('.'));
+  };
+  for (const minute of Object.keys(member.minutes)) if (minute < minuteCutoff) remove(['minutes', minute]);
+  for (const [keyId, minutes] of Object.entries(member.keyMinutes)) {
+    for (const minute of Object.keys(minutes)) if (minute < minuteCutoff) remove(['keyMinutes', keyId, minute]);
+  }
+  for (const field of ['tokenDays', 'holderDays'] as const) {
+    for (const day of Object.keys(member[field])) if (day < dayCutoff) remove([field, day]);
+  }
+  // DynamoDB takes a bounded expression; a long-idle item is pruned over several passes.
+  const batch = removals.slice(0, 200);
+  if (batch.length === 0) return 0;
+  const used = new Set(batch.flatMap((path) => path.split('.')));
+  await table.client.send(
+    new UpdateCommand({
+      TableName: table.tableName,
+      Key: { pk: `member#${member.id}` },
+      UpdateExpression: `REMOVE ${batch.join(', ')}`,
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: Object.fromEntries(Object.entries(names).filter(([name]) => used.has(name))),
+    }),
+  );
+  return batch.length;
 }

@@ -138,11 +138,10 @@ describe('hand-written HTTP', () => {
     expect(statuses[0]).toBe(200);
   });
 
-  // Found by this suite (an `it.fails`: it turns red once fixed; then make it an `it`). Node keeps only the first
-  // of two `Authorization` headers, so the local host authenticates with it; a Lambda function URL joins them
-  // with a comma and refuses the result. Two different keys should be refused on both hosts (spec §5 rule 1:
-  // refused rather than guessed between). infra/local/function-url-event.ts could read `request.headersDistinct`.
-  it.fails('refuses two Authorization headers that carry different keys', async () => {
+  // Found by this suite: Node keeps only the first of two `Authorization` headers, while a Lambda function URL
+  // joins them with a comma and refuses the result. The local host now joins them too, so two different keys are
+  // refused on both hosts (spec §5 rule 1: refused rather than guessed between).
+  it('refuses two Authorization headers that carry different keys', async () => {
     const { statuses } = await exchangeRaw(
       request([`Authorization: Bearer ${key}`, `Authorization: Bearer ${otherKey}`, `Content-Length: ${body.length}`]),
     );

@@ -3,7 +3,12 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashKeySecret } from '../../shared/auth/key-secret.ts';
 import type { GatewayServices } from '../../shared/config/gateway-services.ts';
-import { type AdmissionRequest, releaseLease, tryAdmit } from '../../shared/store/admission-store.ts';
+import {
+  type AdmissionRequest,
+  pruneStaleBuckets,
+  releaseLease,
+  tryAdmit,
+} from '../../shared/store/admission-store.ts';
 import { createConnection, setConnectionEnabled } from '../../shared/store/connection-store.ts';
 import { createKey, findSecret, revokeKey, rotateKey } from '../../shared/store/key-store.ts';
 import { createMember, getMember, setHolderHoldings, setMemberStatus } from '../../shared/store/member-store.ts';
@@ -158,14 +163,11 @@ describe.each(storeEngines)('store contract on $name', (engine) => {
     });
   });
 
-  describe('known bug', () => {
-    // Found by this suite; an `it.fails` passes while the bug is there and turns red once it is fixed (then make
-    // it an `it`). Admission adds a `minutes` entry and a `keyMinutes` entry for every minute with a request and
-    // nothing ever removes them, so the ONE member item every admission rewrites grows for ever: about 40 bytes
-    // per active minute, i.e. DynamoDB's 400 KB item limit after ≈ 10,000 active minutes (one busy week, or three
-    // of office hours). From then on every admission of that member fails with a ValidationException (a 500),
-    // and long before that each admission and each settlement costs one write unit per KB of the item.
-    it.fails('keeps the member item bounded: rate-window counters of past minutes do not pile up', async () => {
+  describe('pruneStaleBuckets', () => {
+    // Found by this suite: admission adds a `minutes` and a `keyMinutes` entry for every minute with a request,
+    // and one admission write cannot remove the others, so without the reaper's prune the ONE member item every
+    // admission rewrites would grow by about 40 bytes per active minute, to DynamoDB's 400 KB item limit.
+    it('keeps the member item bounded: rate-window counters of past minutes do not pile up', async () => {
       const ids = await memberWithKey();
       const days = 100;
       for (let index = 0; index < days; index++) {
@@ -180,6 +182,10 @@ describe.each(storeEngines)('store contract on $name', (engine) => {
         );
         expect(admitted).toBe(true);
       }
+      const grown = await member(ids.memberId);
+      expect(Object.keys(grown.minutes)).toHaveLength(days);
+      // The reaper's pass, a day after the last admission.
+      await pruneStaleBuckets(services.control, grown, new Date(Date.UTC(2026, 0, 1 + days, 10, 0)));
       const item = await member(ids.memberId);
       expect(Object.keys(item.minutes).length).toBeLessThan(10);
       expect(Object.keys(item.keyMinutes[ids.keyId] ?? {}).length).toBeLessThan(10);
