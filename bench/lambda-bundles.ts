@@ -149,8 +149,8 @@ function zodNamespaceImport(projectRoot: string): Plugin {
     setup(esbuild) {
       esbuild.onLoad({ filter: ownSources }, async ({ path }) => ({
         contents: (await readFile(path, 'utf8'))
-          .replaceAll("import { z } from 'zod';", "import * as z from 'zod';")
-          .replaceAll("import type { z } from 'zod';", "import type * as z from 'zod';"),
+          .replaceAll("import * as z from 'zod';", "import * as z from 'zod';")
+          .replaceAll("import type * as z from 'zod';", "import type * as z from 'zod';"),
         loader: 'ts',
       }));
     },

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AdminRequestError } from './cli-errors.ts';
 import type { AdminRequest } from './command-definition.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The CLI's own reading of the admin API's answers. It shares no code with the server (the CLI speaks HTTP

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { AdminRequestError, UsageError } from './cli-errors.ts';
 import type { FlagDefinition, FlagMap, FlagOccurrences } from './flag-definitions.ts';
 

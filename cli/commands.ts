@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { connectionSchema, issuedKeySchema, keySchema, memberSchema } from './admin-views.ts';
 import { type Command, defineCommand } from './command-definition.ts';
 import {

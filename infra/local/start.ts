@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { startGatewayHost } from './gateway-host.ts';
 
 /** `npm start`: the gateway on one machine. Settings come from the environment; see the README. */

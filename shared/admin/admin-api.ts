@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { authenticate } from '../auth/authenticate.ts';
 import { type GatewayServices, secretNameForConnection } from '../config/gateway-services.ts';
 import { badRequest, forbidden, notFound, toGatewayError } from '../http/gateway-error.ts';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { upstreamWires } from '../http/wire.ts';
 import { memberRoles, policySchema } from '../store/control-items.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { badRequest } from '../http/gateway-error.ts';
 import type { ClientRequestReader } from './client-wire-handler.ts';
 import { describeIssues } from './describe-issues.ts';

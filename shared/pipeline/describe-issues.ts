@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /** One readable sentence from zod's issues, naming where each problem is. */
 export function describeIssues(error: z.ZodError): string {

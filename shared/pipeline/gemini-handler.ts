@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { badRequest } from '../http/gateway-error.ts';
 import { renderError } from '../http/render-error.ts';
 import type { ClientWireHandler } from './client-wire-handler.ts';

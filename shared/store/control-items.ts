@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Item shapes of the control table. Member items also carry admission state (key generations, token buckets,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { badRequest } from '../http/gateway-error.ts';
 import { defaultPeriodId, type PeriodId, periodIds } from './usage-period.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The Chat Completions request as the translator reads it. The pipeline's own schema only checks what every

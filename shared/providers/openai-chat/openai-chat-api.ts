@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The Chat Completions request as clients send it. Strict on the fields the gateway reads, open for everything

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { parseJson } from '../parse-json.ts';
 import type { StreamUsageReader, UsageReport } from '../usage-report.ts';
 import { chatCompletionChunkSchema, chatCompletionResponseSchema, type chatUsageSchema } from './openai-chat-api.ts';

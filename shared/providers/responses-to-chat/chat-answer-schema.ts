@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { chatUsageSchema } from '../openai-chat/openai-chat-api.ts';
 import { parseJson } from '../parse-json.ts';
 

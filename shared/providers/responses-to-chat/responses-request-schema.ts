@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The Responses request as the translator reads it. The pipeline's own schema only checks what every route
