@@ -3,14 +3,11 @@ import { estimateInputTokens } from '../accounting/estimate-input-tokens.ts';
 import { outputAllowance } from '../accounting/output-allowance.ts';
 import { assertSelfContainedText } from '../accounting/self-contained-text.ts';
 import { settle } from '../accounting/settle.ts';
-import { authenticate } from '../auth/authenticate.ts';
-import { ConnectionRotation } from '../catalog/choose-connection.ts';
 import { assertFitsContextWindow } from '../catalog/context-window.ts';
 import { translationHops } from '../catalog/wire-reach.ts';
 import { type GatewayServices, trackBackground } from '../config/gateway-services.ts';
 import { GatewayError, toGatewayError } from '../http/gateway-error.ts';
 import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
-import { checkRequestEnvelope, readJsonObject } from '../http/read-request.ts';
 import { renderError } from '../http/render-error.ts';
 import type { RouteMatch } from '../http/route-table.ts';
 import { logger } from '../observability/logger.ts';
@@ -22,10 +19,8 @@ import { putRunningRecord, type RunningRecord } from '../store/usage-record-stor
 import type { ClientWireHandler } from './client-wire-handler.ts';
 import { ClientGoneError, dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
 import { relayEventStream } from './relay-event-stream.ts';
-import { routeRequest } from './route-request.ts';
+import { readAndRoute } from './route-request.ts';
 import { translateRequest } from './wire-translation.ts';
-
-const rotation = new ConnectionRotation();
 
 /**
  * The request pipeline of every inference wire: read, authenticate, validate, route and authorize, reserve and
@@ -53,21 +48,8 @@ async function runPipeline(
   wireHandler: ClientWireHandler,
 ): Promise<GatewayResponse> {
   const { config } = services;
-  checkRequestEnvelope(request, config.bodyLimitBytes);
-  const principal = await authenticate(services, request.headers);
-  const body = readJsonObject(request);
-  const address = { innerPath: route.innerPath, query: request.query };
-  wireHandler.validate(body, address);
+  const { principal, body, address, routed } = await readAndRoute(services, request, route, wireHandler);
   if (principal.member.policy.dailyTokens !== undefined) assertSelfContainedText(body);
-
-  const routed = await routeRequest(services, {
-    principal,
-    requestedModel: wireHandler.modelOf(body, address),
-    wire: wireHandler.wire,
-    pathUpstream: route.pathUpstream,
-    headerUpstream: request.headers['x-gateway-upstream'],
-    rotation,
-  });
   const { model, connection } = routed;
   const stream = wireHandler.isStream(body, address);
   const requestedOutput = wireHandler.requestedOutput(body);

@@ -1,18 +1,13 @@
-import { authenticate } from '../auth/authenticate.ts';
-import { ConnectionRotation } from '../catalog/choose-connection.ts';
 import type { GatewayServices } from '../config/gateway-services.ts';
 import { badRequest, GatewayError, toGatewayError } from '../http/gateway-error.ts';
 import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
-import { checkRequestEnvelope, readJsonObject } from '../http/read-request.ts';
 import { renderError } from '../http/render-error.ts';
 import type { RouteMatch } from '../http/route-table.ts';
 import { logger } from '../observability/logger.ts';
 import { providerWireFor } from '../providers/provider-wires.ts';
 import type { ClientRequestReader } from './client-wire-handler.ts';
 import { ClientGoneError, dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
-import { routeRequest } from './route-request.ts';
-
-const rotation = new ConnectionRotation();
+import { readAndRoute } from './route-request.ts';
 
 /**
  * A token count (`POST /v1/messages/count_tokens`): read, authenticate, validate, route and authorize exactly as
@@ -43,23 +38,10 @@ async function countTokens(
   reader: ClientRequestReader,
 ): Promise<GatewayResponse> {
   const { config } = services;
-  checkRequestEnvelope(request, config.bodyLimitBytes);
-  const principal = await authenticate(services, request.headers);
-  const body = readJsonObject(request);
-  const address = { innerPath: route.innerPath, query: request.query };
-  reader.validate(body, address);
-
-  const requestedModel = reader.modelOf(body, address);
-  const { model, connection } = await routeRequest(services, {
-    principal,
-    requestedModel,
-    wire: reader.wire,
-    pathUpstream: route.pathUpstream,
-    headerUpstream: request.headers['x-gateway-upstream'],
-    rotation,
-  }).catch((error: unknown) => {
-    throw uncountable(error, requestedModel);
+  const { body, routed } = await readAndRoute(services, request, route, reader).catch((error: unknown) => {
+    throw uncountable(error);
   });
+  const { model, connection } = routed;
   const providerWire = providerWireFor(connection.wire);
   const credential = await services.secrets.read(connection.secretName);
 
@@ -86,10 +68,10 @@ async function countTokens(
  * Routing refuses a model no connection can serve in this format with the generic `unsupported_wire`; for a
  * count the reason is always the same — only messages-format connections count tokens — so it gets its own code.
  */
-function uncountable(error: unknown, requestedModel: string): unknown {
+function uncountable(error: unknown): unknown {
   if (!(error instanceof GatewayError) || error.code !== 'unsupported_wire') return error;
   return badRequest(
     'count_tokens_unsupported',
-    `The connection serving "${requestedModel}" cannot count tokens; only messages-format connections can.`,
+    'The connection serving this model cannot count tokens; only messages-format connections can.',
   );
 }

@@ -1,13 +1,18 @@
 import { holderDailyRequestLimit } from '../accounting/holder-tiers.ts';
+import { authenticate } from '../auth/authenticate.ts';
 import { authorizeModel, type EffectivePolicy } from '../auth/effective-policy.ts';
 import type { Principal } from '../auth/principal.ts';
-import { type ConnectionRotation, chosenUpstream } from '../catalog/choose-connection.ts';
+import { ConnectionRotation, chosenUpstream } from '../catalog/choose-connection.ts';
 import { type KnownModel, knownModels } from '../catalog/known-models.ts';
 import { resolveModel } from '../catalog/resolve-model.ts';
 import type { GatewayServices } from '../config/gateway-services.ts';
+import type { GatewayRequest } from '../http/gateway-request.ts';
+import { checkRequestEnvelope, readJsonObject } from '../http/read-request.ts';
+import type { RouteMatch } from '../http/route-table.ts';
 import type { ClientWire } from '../http/wire.ts';
 import { listConnections } from '../store/connection-store.ts';
 import type { ConnectionItem } from '../store/control-items.ts';
+import type { ClientRequestReader, RequestAddress } from './client-wire-handler.ts';
 
 export interface RoutedRequest {
   model: KnownModel;
@@ -55,4 +60,40 @@ export async function routeRequest(
     : undefined;
   const connection = input.rotation.choose({ connections, model: resolved.model, wire: input.wire, upstream });
   return { model: resolved.model, connection, upstream: connection.upstream, policy, holderDailyRequests };
+}
+
+/** One rotation per process, shared by every wire, so successive requests for a model rotate whatever their wire. */
+const rotation = new ConnectionRotation();
+
+export interface ReadAndRouted {
+  principal: Principal;
+  body: Record<string, unknown>;
+  address: RequestAddress;
+  routed: RoutedRequest;
+}
+
+/**
+ * The stages every request that names a model goes through before anything is reserved: read (envelope and
+ * body limits), authenticate, parse and validate the body, then route and authorize.
+ */
+export async function readAndRoute(
+  services: GatewayServices,
+  request: GatewayRequest,
+  route: RouteMatch,
+  reader: ClientRequestReader,
+): Promise<ReadAndRouted> {
+  checkRequestEnvelope(request, services.config.bodyLimitBytes);
+  const principal = await authenticate(services, request.headers);
+  const body = readJsonObject(request);
+  const address = { innerPath: route.innerPath, query: request.query };
+  reader.validate(body, address);
+  const routed = await routeRequest(services, {
+    principal,
+    requestedModel: reader.modelOf(body, address),
+    wire: reader.wire,
+    pathUpstream: route.pathUpstream,
+    headerUpstream: request.headers['x-gateway-upstream'],
+    rotation,
+  });
+  return { principal, body, address, routed };
 }
