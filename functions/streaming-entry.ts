@@ -1,8 +1,9 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { GatewayServices } from '../shared/config/gateway-services.ts';
-import { GatewayError } from '../shared/http/gateway-error.ts';
+import { GatewayError, toGatewayError } from '../shared/http/gateway-error.ts';
 import { fromFunctionUrlEvent, type GatewayRequest, type GatewayResponse } from '../shared/http/gateway-request.ts';
+import { checkRequestEnvelope } from '../shared/http/read-request.ts';
 import { renderError } from '../shared/http/render-error.ts';
 import { matchRoute, type RouteMatch, routesForPath } from '../shared/http/route-table.ts';
 import { recordResponse } from '../shared/observability/gateway-telemetry.ts';
@@ -37,15 +38,25 @@ export function streamingEntry(handle: RouteHandler) {
     const services = context.gatewayServices ?? servicesFromEnvironment();
     const request = fromFunctionUrlEvent(event, context.clientSignal);
     const route = matchRoute(request.method, request.path, services.config.upstreamPrefixes);
-    const response = route ? await handle(services, request, route) : unknownRoute(request);
+    const response = route
+      ? await handle(services, request, route)
+      : unknownRoute(request, services.config.bodyLimitBytes);
     if (response.afterResponse) pendingSettlements.set(context, response.afterResponse);
     recordResponse(services.config, response.statusCode);
     return { statusCode: response.statusCode, headers: response.headers, body: response.body };
   });
 }
 
-/** A path no route serves: 405 when another method would have matched, else 404 (spec §7). */
-export function unknownRoute(request: GatewayRequest): GatewayResponse {
+/**
+ * A path no route serves: 405 when another method would have matched, else 404 (spec §7). The read stage's
+ * refusals come first, so a WebSocket handshake (a GET) or a key in the URL is refused as such on any path.
+ */
+export function unknownRoute(request: GatewayRequest, bodyLimitBytes: number): GatewayResponse {
+  try {
+    checkRequestEnvelope(request, bodyLimitBytes);
+  } catch (error) {
+    return renderError(toGatewayError(error), 'openai');
+  }
   const methods = routesForPath(request.path).map((route) => route.method);
   const error =
     methods.length > 0

@@ -50,7 +50,10 @@ async function handle(
   const route = matchRoute(method, url.pathname, services.config.upstreamPrefixes);
   if (!route) {
     const body = await readLimited(request, services.config.bodyLimitBytes);
-    const answer = unknownRoute(fromFunctionUrlEvent(toFunctionUrlEvent(request, url, body ?? Buffer.alloc(0))));
+    const answer = unknownRoute(
+      fromFunctionUrlEvent(toFunctionUrlEvent(request, url, body ?? Buffer.alloc(0))),
+      services.config.bodyLimitBytes,
+    );
     response.writeHead(answer.statusCode, answer.headers).end(answer.body);
     return;
   }

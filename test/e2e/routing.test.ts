@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
@@ -133,15 +134,39 @@ describe('routing (spec §4.3)', () => {
     }
   });
 
-  it('refuses WebSocket upgrades', async () => {
-    const response = await fetch(`${gateway.baseURL}/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, upgrade: 'websocket', connection: 'upgrade' },
-      body: '{}',
-    }).catch((error: unknown) => error);
-    // Node's HTTP server hands upgrade requests to an 'upgrade' listener; without one it closes the socket.
-    if (response instanceof Response) expect(response.status).toBe(400);
-    else expect(response).toBeInstanceOf(Error);
+  it('refuses WebSocket upgrades, the handshake (a GET) and a POST alike, with 400 websocket_refused', async () => {
+    // fetch cannot send an upgrade request, so this speaks HTTP through node:http as a WebSocket client does.
+    const upgrade = (method: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const url = new URL(`${gateway.baseURL}/chat/completions`);
+        const outgoing = httpRequest({
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method,
+          headers: {
+            authorization: `Bearer ${key}`,
+            connection: 'Upgrade',
+            upgrade: 'websocket',
+            'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+            'sec-websocket-version': '13',
+          },
+        });
+        outgoing.on('upgrade', () => reject(new Error('the gateway accepted a WebSocket')));
+        outgoing.on('response', (response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+        });
+        outgoing.on('error', reject);
+        outgoing.end();
+      });
+    for (const method of ['GET', 'POST']) {
+      const answer = await upgrade(method);
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.body)).toMatchObject({ error: { code: 'websocket_refused' } });
+    }
+    expect(upstream.requests).toHaveLength(0);
   });
 });
 
