@@ -1,9 +1,9 @@
-import OpenAI from 'openai';
 import type { ResponseStreamEvent, Response as SdkResponse } from 'openai/resources/responses/responses';
 import { describe, expect, it } from 'vitest';
 import { createMessagesToChatStreamTransform } from '../../../shared/providers/chat-to-messages/messages-to-chat-stream.ts';
 import { convertChatCompletionToResponse } from '../../../shared/providers/responses-to-chat/convert-from-chat-completion.ts';
 import type { ResponsesResponse } from '../../../shared/providers/responses-to-chat/responses-response.ts';
+import { clientAnswering, sseResponse } from '../openai-client-answering.ts';
 import { parseSseFixture, parseSseText, readJsonFixture } from '../parse-sse-fixture.ts';
 import { identity, translateEvents, translateFixture, wire } from './translate-fixture.ts';
 
@@ -13,30 +13,6 @@ import { identity, translateEvents, translateFixture, wire } from './translate-f
  */
 type SdkResponseFields = Omit<SdkResponse, 'output_text' | 'reasoning'>;
 const fitsSdkType = (response: ResponsesResponse): SdkResponseFields => response;
-
-/** A response whose body arrives in small pieces, as over a network, so the SDK's own SSE decoder re-frames it. */
-function sseResponse(text: string, pieceSize = 29): Response {
-  const bytes = new TextEncoder().encode(text);
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      for (let start = 0; start < bytes.length; start += pieceSize) {
-        controller.enqueue(bytes.slice(start, start + pieceSize));
-      }
-      controller.close();
-    },
-  });
-  return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
-}
-
-/** The official client, answered by the given response instead of a server: what a gateway client would parse. */
-function clientAnswering(answer: () => Response): OpenAI {
-  return new OpenAI({
-    apiKey: 'sk-gateway-test',
-    baseURL: 'http://localhost/v1',
-    maxRetries: 0,
-    fetch: async () => answer(),
-  });
-}
 
 const params = { model: identity.model, input: 'Hello', max_output_tokens: 512 };
 
