@@ -94,7 +94,7 @@ const adminRoutes: AdminRoute[] = [
     pattern: '/keys/:id/rotate',
     action: async (services, _request, id) => [
       200,
-      await rotateKey(services.control, id, services.config.keyTag, services.now()),
+      await rotateKey(services.control, id, services.config, services.now()),
     ],
   },
   {

@@ -35,6 +35,8 @@ export interface MemberProfile {
 export interface KeyAdmissionState {
   generation: number;
   state: 'active' | 'revoked';
+  /** When the last rotation wrote here: tells a rotation in progress from one that stopped half-way. */
+  rotatedAt?: string;
 }
 
 export interface Lease {

@@ -5,6 +5,7 @@ import {
   type KeyItem,
   type KeyView,
   keyKey,
+  type MemberItem,
   memberKey,
   type Policy,
   type SecretLookupItem,
@@ -122,20 +123,55 @@ export async function revokeKey(table: ControlTable, id: string): Promise<KeyVie
  * Rotation bumps the key's generation in the member item first, so the old secret fails admission at once; the
  * new secret's lookup is written last, and the old lookup is kept so that its refusal can say "rotated".
  */
-export async function rotateKey(table: ControlTable, id: string, tag: string, now: Date): Promise<IssuedKey> {
+/** A rotation whose second write has not landed this long after its first is taken as stopped, not running. */
+const stoppedRotationMs = 60_000;
+
+export async function rotateKey(
+  table: ControlTable,
+  id: string,
+  tags: { keyTag: string; holderTag: string },
+  now: Date,
+): Promise<IssuedKey> {
   const key = await requireKey(table, id);
-  if (key.state !== 'active') throw badRequest('key_revoked', 'A revoked key cannot be rotated.');
-  const generation = key.generation + 1;
-  const secret = generateKeySecret(tag);
+  const member = await getControlItem<MemberItem>(table, memberKey(key.memberId).pk, true);
+  const admissionState = member?.keys[id];
+  if (!member || !admissionState) throw notFound('key_not_found', `No key has the id ${id}.`);
+  if (admissionState.state !== 'active') throw badRequest('key_revoked', 'A revoked key cannot be rotated.');
+  // The key record's generation is what this caller saw; the member item's is what admission checks. They differ
+  // while another rotation is between its two writes (refuse: two callers must not both get a secret), or when a
+  // rotation stopped there (then the member item is the truth, and this rotation carries on from it).
+  let current = key.generation;
+  if (admissionState.generation !== key.generation) {
+    // No time recorded: written before rotations recorded one, so long stopped.
+    const startedAt = admissionState.rotatedAt ? Date.parse(admissionState.rotatedAt) : 0;
+    if (now.getTime() - startedAt <= stoppedRotationMs) {
+      throw badRequest('key_changed', 'The key is being rotated at this moment; read it again.');
+    }
+    current = admissionState.generation;
+  }
+  const generation = current + 1;
+  // A holder wallet's key keeps its holder prefix, or authentication would refuse the new secret.
+  const secret = generateKeySecret(member.role === 'holder' ? tags.holderTag : tags.keyTag);
   try {
     await table.client.send(
       new UpdateCommand({
         TableName: table.tableName,
         Key: memberKey(key.memberId),
-        UpdateExpression: 'SET #keys.#kid.#generation = :next',
+        UpdateExpression: 'SET #keys.#kid.#generation = :next, #keys.#kid.#rotatedAt = :now',
         ConditionExpression: '#keys.#kid.#generation = :current AND #keys.#kid.#state = :active',
-        ExpressionAttributeNames: { '#keys': 'keys', '#kid': id, '#generation': 'generation', '#state': 'state' },
-        ExpressionAttributeValues: { ':next': generation, ':current': key.generation, ':active': 'active' },
+        ExpressionAttributeNames: {
+          '#keys': 'keys',
+          '#kid': id,
+          '#generation': 'generation',
+          '#state': 'state',
+          '#rotatedAt': 'rotatedAt',
+        },
+        ExpressionAttributeValues: {
+          ':next': generation,
+          ':current': current,
+          ':active': 'active',
+          ':now': now.toISOString(),
+        },
       }),
     );
   } catch (error) {

@@ -67,6 +67,18 @@ describe('holder keys (spec §2.3)', () => {
     expect(await outcome(key, 'beta-4-31b')).toBe('ok');
   });
 
+  it('keep their holder prefix when rotated, and the new secret works', async () => {
+    const key = await holderKey('0xrotate', 150);
+    const keys = await gateway.admin.call<{ keys: { id: string; memberId: string }[] }>(
+      'GET',
+      '/keys?memberId=wallet:0xrotate',
+    );
+    const rotated = await gateway.admin.call<{ key: string }>('POST', `/keys/${keys.keys[0]!.id}/rotate`);
+    expect(rotated.key).toMatch(/^sk-hold-/);
+    expect(await outcome(key, 'beta-4-31b')).toBe('401 key_rotated');
+    expect(await outcome(rotated.key, 'beta-4-31b')).toBe('ok');
+  });
+
   it('cannot take over an ordinary member or mint holder keys for one', async () => {
     const response = await fetch(`${gateway.url}/admin/v1/holders/not-a-wallet/keys`, {
       method: 'POST',

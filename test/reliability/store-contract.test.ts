@@ -21,6 +21,8 @@ import {
 } from '../../shared/store/usage-record-store.ts';
 import { type RunningStore, storeEngines } from './support/store-engines.ts';
 
+const tags = { keyTag: 'gw', holderTag: 'hold' };
+
 /**
  * Every conditional write the gateway relies on, run against dynalite (the embedded store of `npm start`) and
  * against AWS's own DynamoDB Local engine, so that a condition dynalite happens to evaluate differently from
@@ -143,7 +145,7 @@ describe.each(storeEngines)('store contract on $name', (engine) => {
       expect(await tryAdmit(services.control, admission(revoked))).toBe(false);
 
       const rotated = await memberWithKey();
-      await rotateKey(services.control, rotated.keyId, 'gw', new Date());
+      await rotateKey(services.control, rotated.keyId, tags, new Date());
       expect(await tryAdmit(services.control, admission(rotated))).toBe(false);
       expect(await tryAdmit(services.control, admission(rotated, { generation: 2 }))).toBe(true);
 
@@ -251,8 +253,8 @@ describe.each(storeEngines)('store contract on $name', (engine) => {
     it('rotates once when two rotations race, and never rotates a revoked key', async () => {
       const ids = await memberWithKey();
       const outcomes = await Promise.allSettled([
-        rotateKey(services.control, ids.keyId, 'gw', new Date()),
-        rotateKey(services.control, ids.keyId, 'gw', new Date()),
+        rotateKey(services.control, ids.keyId, tags, new Date()),
+        rotateKey(services.control, ids.keyId, tags, new Date()),
       ]);
       const won = outcomes.filter((outcome) => outcome.status === 'fulfilled');
       expect(won).toHaveLength(1);
@@ -265,7 +267,7 @@ describe.each(storeEngines)('store contract on $name', (engine) => {
 
       await revokeKey(services.control, ids.keyId);
       expect((await member(ids.memberId)).keys[ids.keyId]?.state).toBe('revoked');
-      await expect(rotateKey(services.control, ids.keyId, 'gw', new Date())).rejects.toMatchObject({
+      await expect(rotateKey(services.control, ids.keyId, tags, new Date())).rejects.toMatchObject({
         code: 'key_revoked',
       });
     });

@@ -1,9 +1,12 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayServices } from '../../shared/config/gateway-services.ts';
 import { type AdmissionRequest, releaseLease, tryAdmit } from '../../shared/store/admission-store.ts';
 import { createKey, revokeKey, rotateKey } from '../../shared/store/key-store.ts';
 import { createMember, getMember, setMemberStatus } from '../../shared/store/member-store.ts';
 import { startTestStore } from '../support/test-store.ts';
+
+const tags = { keyTag: 'gw', holderTag: 'hold' };
 
 let services: GatewayServices;
 let close: () => Promise<void>;
@@ -93,12 +96,38 @@ describe('the admission write', () => {
     expect(await tryAdmit(services.control, admission(revoked))).toBe(false);
 
     const rotated = await memberWithKey();
-    await rotateKey(services.control, rotated.keyId, 'gw', new Date());
+    await rotateKey(services.control, rotated.keyId, tags, new Date());
     expect(await tryAdmit(services.control, admission(rotated))).toBe(false);
     expect(await tryAdmit(services.control, admission(rotated, { generation: 2 }))).toBe(true);
 
     const suspended = await memberWithKey();
     await setMemberStatus(services.control, suspended.memberId, 'suspended');
     expect(await tryAdmit(services.control, admission(suspended))).toBe(false);
+  });
+
+  it('lets a rotation that stopped after its first write be run again', async () => {
+    const ids = await memberWithKey();
+    // The first write of a rotation (the member item's generation) lands; the process dies before the key item.
+    await services.control.client.send(
+      new UpdateCommand({
+        TableName: services.control.tableName,
+        Key: { pk: `member#${ids.memberId}` },
+        UpdateExpression: 'SET #keys.#kid.#generation = :two, #keys.#kid.#rotatedAt = :now',
+        ExpressionAttributeNames: {
+          '#keys': 'keys',
+          '#kid': ids.keyId,
+          '#generation': 'generation',
+          '#rotatedAt': 'rotatedAt',
+        },
+        ExpressionAttributeValues: { ':two': 2, ':now': new Date().toISOString() },
+      }),
+    );
+    // Within a minute it may still be running elsewhere; after that it is taken as stopped and carried on.
+    await expect(rotateKey(services.control, ids.keyId, tags, new Date())).rejects.toMatchObject({
+      code: 'key_changed',
+    });
+    const rotated = await rotateKey(services.control, ids.keyId, tags, new Date(Date.now() + 61_000));
+    expect(rotated.key).toMatch(/^sk-gw-/);
+    expect(await tryAdmit(services.control, admission(ids, { generation: 3 }))).toBe(true);
   });
 });
