@@ -4,8 +4,9 @@
  * Every other command is a client of the admin API, and the admin API wants an admin key, which a fresh stage does
  * not have. So this one command goes around it: with the caller's AWS credentials it reads the stage's stack
  * outputs (DescribeStacks) and writes the administrator straight into the stage's control table, through the same
- * store code that bootstraps the local host (shared/admin/bootstrap-admin.ts). That is the CLI's one import of
- * shared/, and why run-cli.ts loads this module only when the command is `bootstrap`.
+ * store code that bootstraps the local host (shared/admin/bootstrap-admin.ts). It is the CLI's one use of the
+ * store, and why run-cli.ts loads this module only when the command is `bootstrap`; the only other import of
+ * shared/ is the pure rules for 0.1 usage records, so the CLI checks a file exactly as the server will.
  */
 import { parseArgs } from 'node:util';
 import { CloudFormationClient, DescribeStacksCommand, type Output } from '@aws-sdk/client-cloudformation';

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { upstreamWires } from '../http/wire.ts';
 import { memberRoles, policySchema } from '../store/control-items.ts';
+import { maxLegacyRecordsPerRequest } from './legacy-usage-record.ts';
 
 /** Bodies the admin API accepts: strict, so a misspelt field is an error rather than silently ignored. */
 export const createMemberBody = z
@@ -41,12 +42,6 @@ export const walletSchema = z
   .regex(/^[A-Za-z0-9._:-]{3,128}$/, 'a wallet is 3-128 letters, digits, ".", "_", ":" or "-"');
 
 export const setHoldingsBody = z.object({ wallet: walletSchema, usd: z.number().finite().nonnegative() }).strict();
-
-/**
- * Records per import request: it bounds the puts one admin invocation makes within its time-out. 100 records of the
- * largest size (32 KiB) would pass the 2 MiB body limit, so the CLI also splits batches by size.
- */
-export const maxLegacyRecordsPerRequest = 100;
 
 /** A batch of 0.1 usage records; each record is read by `readLegacyUsageRecord`, which reports its own problems. */
 export const importLegacyUsageBody = z

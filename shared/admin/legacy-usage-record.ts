@@ -20,8 +20,8 @@ import type { LegacyUsageRecord } from '../store/legacy-usage-store.ts';
  *   removed at any depth and never stored (see `withheldReason`). The CLI removes them before sending, so they
  *   never leave the operator's machine; the gateway removes them again for any other caller.
  *
- * The admin CLI checks a file with its own copy of these rules before it sends anything (it shares no code with
- * the server); test/cli/legacy-usage-agreement.test.ts keeps the two in step.
+ * The admin CLI (cli/legacy-usage-file.ts) checks a file with this same module before it sends anything, and sends
+ * each line's `cleaned` object, so the two cannot disagree. Keep it pure (no HTTP, no store) for that reason.
  */
 
 /** Stored names of the known fields and the spellings a 0.1 line may use for each. */
@@ -49,6 +49,12 @@ const fieldOfSpelling = new Map<string, KnownField>(
 
 /** A stored record, as JSON, may not exceed this after bodies are removed; a DynamoDB item holds 400 KB. */
 export const maxLegacyRecordBytes = 32_768;
+
+/**
+ * Records per import request: it bounds the puts one admin invocation makes within its time-out. 100 records of the
+ * largest size (32 KiB) would pass the 2 MiB body limit, so the CLI also splits batches by size.
+ */
+export const maxLegacyRecordsPerRequest = 100;
 
 const earliest = Date.UTC(2000, 0, 1);
 const latest = Date.UTC(2100, 0, 1);
@@ -174,6 +180,11 @@ export type LegacyRecordReading =
   | {
       ok: true;
       record: LegacyUsageRecord;
+      /**
+       * The line without its withheld fields, in its own spellings: what a client sends, so bodies and credentials
+       * never leave its machine. Read again, it gives the same record with nothing withheld.
+       */
+      cleaned: Record<string, unknown>;
       /** Paths of the fields removed as bodies or credentials, such as `messages` or `engine.response_text`. */
       withheld: string[];
     }
@@ -244,6 +255,7 @@ export function readLegacyUsageRecord(line: unknown): LegacyRecordReading {
       durationMs: fields.durationMs ?? null,
       raw: JSON.stringify(Object.fromEntries(rest)),
     },
+    cleaned,
     withheld: [...withheld].sort(),
   };
 }
