@@ -12,14 +12,14 @@ export function createFileSecretStore(path: string): SecretStore {
   let loaded: Promise<Record<string, string>> | undefined;
 
   function readAll(): Promise<Record<string, string>> {
-    loaded ??= readFile(path, 'utf8').then(
-      (text) => JSON.parse(text) as Record<string, string>,
-      (error: NodeJS.ErrnoException) => {
+    loaded ??= readFile(path, 'utf8')
+      .then((text) => JSON.parse(text) as Record<string, string>)
+      .catch((error: NodeJS.ErrnoException) => {
         if (error.code === 'ENOENT') return {};
+        // A failed read (or a file that is not JSON) is not remembered: the next call reads again.
         loaded = undefined;
         throw error;
-      },
-    );
+      });
     return loaded;
   }
 
@@ -30,8 +30,9 @@ export function createFileSecretStore(path: string): SecretStore {
       return value;
     },
     write(name, value) {
-      // Serialised: two admin calls at once must not each drop the other's credential.
-      writing = writing.then(async () => {
+      // Serialised: two admin calls at once must not each drop the other's credential. A failed write fails its
+      // own caller only; the next one starts afresh.
+      const written = writing.then(async () => {
         const secrets = { ...(await readAll()), [name]: value };
         const temporary = `${path}.${process.pid}.tmp`;
         await writeFile(temporary, JSON.stringify(secrets, null, 2), { mode: 0o600 });
@@ -39,7 +40,8 @@ export function createFileSecretStore(path: string): SecretStore {
         await rename(temporary, path);
         loaded = Promise.resolve(secrets);
       });
-      return writing;
+      writing = written.catch(() => undefined);
+      return written;
     },
   };
 }
