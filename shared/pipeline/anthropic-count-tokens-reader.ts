@@ -1,7 +1,6 @@
 import * as z from 'zod';
-import { badRequest } from '../http/gateway-error.ts';
+import { parseRequest } from '../http/parse-request.ts';
 import type { ClientRequestReader } from './client-wire-handler.ts';
-import { describeIssues } from './describe-issues.ts';
 
 /**
  * The token-count request: the Messages request without `max_tokens` and `stream`. Only `model` and
@@ -20,8 +19,7 @@ export const anthropicCountTokensReader: ClientRequestReader = {
   wire: 'anthropic-count-tokens',
   envelope: 'anthropic',
   validate(body) {
-    const parsed = countTokensRequestSchema.safeParse(body);
-    if (!parsed.success) throw badRequest('invalid_request', describeIssues(parsed.error));
+    parseRequest(countTokensRequestSchema, body);
   },
   modelOf: (body) => String(body.model),
 };

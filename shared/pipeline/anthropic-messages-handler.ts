@@ -1,8 +1,7 @@
 import * as z from 'zod';
-import { badRequest } from '../http/gateway-error.ts';
+import { parseRequest } from '../http/parse-request.ts';
 import { renderError } from '../http/render-error.ts';
 import type { ClientWireHandler } from './client-wire-handler.ts';
-import { describeIssues } from './describe-issues.ts';
 
 const messageSchema = z
   .object({
@@ -32,8 +31,7 @@ export const anthropicMessagesHandler: ClientWireHandler = {
   wire: 'anthropic-messages',
   envelope: 'anthropic',
   validate(body) {
-    const parsed = messagesRequestSchema.safeParse(body);
-    if (!parsed.success) throw badRequest('invalid_request', describeIssues(parsed.error));
+    parseRequest(messagesRequestSchema, body);
   },
   modelOf: (body) => String(body.model),
   isStream: (body) => body.stream === true,

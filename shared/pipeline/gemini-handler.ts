@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { badRequest } from '../http/gateway-error.ts';
+import { parseRequest } from '../http/parse-request.ts';
 import { renderError } from '../http/render-error.ts';
 import type { ClientWireHandler } from './client-wire-handler.ts';
-import { describeIssues } from './describe-issues.ts';
 import { parseGenerateContentPath } from './generate-content-path.ts';
 
 /**
@@ -28,8 +28,7 @@ export const geminiHandler: ClientWireHandler = {
     if (method === 'streamGenerateContent' && address.query.get('alt') !== 'sse') {
       throw badRequest('sse_required', 'Streaming is served as server-sent events only: add ?alt=sse to the URL.');
     }
-    const parsed = generateContentRequestSchema.safeParse(body);
-    if (!parsed.success) throw badRequest('invalid_request', describeIssues(parsed.error));
+    parseRequest(generateContentRequestSchema, body);
   },
   modelOf: (_body, address) => parseGenerateContentPath(address).model,
   isStream: (_body, address) => parseGenerateContentPath(address).method === 'streamGenerateContent',

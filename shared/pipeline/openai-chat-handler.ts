@@ -1,8 +1,8 @@
-import { badRequest } from '../http/gateway-error.ts';
+import { parseRequest } from '../http/parse-request.ts';
+import { renderError } from '../http/render-error.ts';
 import { chatCompletionRequestSchema } from '../providers/openai-chat/openai-chat-api.ts';
 import { isUsageOnlyChunk } from '../providers/openai-chat/openai-chat-usage.ts';
 import type { ClientWireHandler } from './client-wire-handler.ts';
-import { describeIssues } from './describe-issues.ts';
 import { droppingRewriter } from './event-rewriter.ts';
 
 export function includesUsage(body: Record<string, unknown>): boolean {
@@ -14,8 +14,7 @@ export const openaiChatHandler: ClientWireHandler = {
   wire: 'openai-chat',
   envelope: 'openai',
   validate(body) {
-    const parsed = chatCompletionRequestSchema.safeParse(body);
-    if (!parsed.success) throw badRequest('invalid_request', describeIssues(parsed.error));
+    parseRequest(chatCompletionRequestSchema, body);
   },
   modelOf: (body) => String(body.model),
   isStream: (body) => body.stream === true,
@@ -27,7 +26,8 @@ export const openaiChatHandler: ClientWireHandler = {
     // The gateway asks every chat upstream for usage; a client that did not ask must not receive that chunk.
     return includesUsage(body) ? undefined : droppingRewriter((event) => isUsageOnlyChunk(event.data));
   },
+  // A failing chat stream ends with a plain `data:` chunk holding the error response's own body.
   streamErrorEvent(error) {
-    return `data: ${JSON.stringify({ error: { message: error.message, type: error.type, code: error.code } })}\n\n`;
+    return `data: ${renderError(error, 'openai').body}\n\n`;
   },
 };

@@ -1,7 +1,6 @@
 import * as z from 'zod';
-import { badRequest } from '../http/gateway-error.ts';
+import { parseRequest } from '../http/parse-request.ts';
 import type { ClientWireHandler } from './client-wire-handler.ts';
-import { describeIssues } from './describe-issues.ts';
 
 /**
  * The Responses request as clients send it: strict on the fields the gateway reads, open (`.loose()`) for the
@@ -24,8 +23,7 @@ export const openaiResponsesHandler: ClientWireHandler = {
   wire: 'openai-responses',
   envelope: 'openai',
   validate(body) {
-    const parsed = responsesRequestSchema.safeParse(body);
-    if (!parsed.success) throw badRequest('invalid_request', describeIssues(parsed.error));
+    parseRequest(responsesRequestSchema, body);
   },
   modelOf: (body) => String(body.model),
   isStream: (body) => body.stream === true,

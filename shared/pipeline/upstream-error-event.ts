@@ -1,3 +1,4 @@
+import { isRecord, parseJson } from '../providers/parse-json.ts';
 import type { StreamEvent } from '../providers/usage-report.ts';
 
 /**
@@ -16,15 +17,7 @@ export function isUpstreamErrorEvent(event: StreamEvent): boolean {
   // Most events are content deltas; only parse the ones that can be an error at all.
   if (!event.data.includes('"error"')) return false;
   const payload = parseJson(event.data);
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return false;
-  const { error, type } = payload as { error?: unknown; type?: unknown };
+  if (!isRecord(payload)) return false;
+  const { error, type } = payload;
   return type === 'error' || (typeof error === 'object' && error !== null);
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

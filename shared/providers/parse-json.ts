@@ -6,3 +6,8 @@ export function parseJson(text: string): unknown {
     return undefined;
   }
 }
+
+/** A JSON object: not `null`, not an array. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

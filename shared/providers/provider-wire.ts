@@ -1,6 +1,11 @@
 import type { UpstreamWire } from '../http/wire.ts';
 import type { StreamUsageReader, UsageReport } from './usage-report.ts';
 
+/** `path` (with its leading slash) under a connection's base URL, whatever trailing slashes the base URL has. */
+export function joinUrl(baseUrl: string, path: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}${path}`;
+}
+
 /** What a wire needs to know of a connection to call it. */
 export interface UpstreamTarget {
   /** The connection's base URL, e.g. `https://api.example.com/v1`. */

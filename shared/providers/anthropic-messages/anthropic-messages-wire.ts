@@ -1,4 +1,4 @@
-import type { ProviderWire, UpstreamTarget, WireOperation } from '../provider-wire.ts';
+import { joinUrl, type ProviderWire, type UpstreamTarget, type WireOperation } from '../provider-wire.ts';
 import {
   anthropicMessagesUsageFromBody,
   createAnthropicMessagesStreamUsageReader,
@@ -8,12 +8,11 @@ import {
 export const anthropicVersion = '2023-06-01';
 
 function messagesUrl(baseUrl: string, operation: WireOperation): string {
-  const base = baseUrl.replace(/\/+$/, '');
   switch (operation) {
     case 'generate':
-      return `${base}/messages`;
+      return joinUrl(baseUrl, '/messages');
     case 'count-tokens':
-      return `${base}/messages/count_tokens`;
+      return joinUrl(baseUrl, '/messages/count_tokens');
     default: {
       const unknownOperation: never = operation;
       throw new Error(`no messages URL for operation ${String(unknownOperation)}`);

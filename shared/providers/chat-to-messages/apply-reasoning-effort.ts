@@ -1,14 +1,11 @@
 import { badRequest } from '../../http/gateway-error.ts';
+import { isRecord } from '../parse-json.ts';
 import { assertThinkingNotSwitchedOff } from './thinking-controls.ts';
 
 /** What a catalog entry says about reasoning; a `CatalogModel` fits as is. */
 export interface ReasoningPolicy {
   reasoningEffort: { supported: readonly string[]; default: string } | null;
   thinkingRequired: boolean;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -104,11 +104,3 @@ export type ChatTextContent = z.infer<typeof textContentSchema>;
 export type ChatToolCall = z.infer<typeof chatToolCallSchema>;
 export type ChatFunctionTool = z.infer<typeof functionToolSchema>;
 export type ChatToolChoice = z.infer<typeof toolChoiceSchema>;
-
-/** One readable sentence from zod's issues, naming where each problem is. */
-export function describeRequestIssues(error: z.ZodError): string {
-  const problems = error.issues
-    .slice(0, 5)
-    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'body'}: ${issue.message}`);
-  return `Invalid request: ${problems.join('; ')}.`;
-}

@@ -1,4 +1,5 @@
 import { badRequest } from '../../http/gateway-error.ts';
+import { isRecord } from '../parse-json.ts';
 import type { ChatAssistantPart, ChatMessage, ChatToolCall } from './chat-request-schema.ts';
 import { textBlocksOf, userBlocksOf } from './convert-content-parts.ts';
 import type {
@@ -129,15 +130,11 @@ function toolUseBlockOf(call: ChatToolCall, where: string): MessagesToolUseBlock
       input = undefined;
     }
   }
-  if (!isJsonObject(input)) {
+  if (!isRecord(input)) {
     throw badRequest(
       'invalid_tool_arguments',
       `${where}.function.arguments must be a JSON object encoded as a string (tool call ${call.id}).`,
     );
   }
   return { type: 'tool_use', id: call.id, name: call.function.name, input };
-}
-
-function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,9 +1,6 @@
 import { badRequest } from '../../http/gateway-error.ts';
-import {
-  type ChatToMessagesRequest,
-  chatToMessagesRequestSchema,
-  describeRequestIssues,
-} from './chat-request-schema.ts';
+import { parseRequest } from '../../http/parse-request.ts';
+import { type ChatToMessagesRequest, chatToMessagesRequestSchema } from './chat-request-schema.ts';
 import { convertToMessagesPrompt } from './convert-to-messages-prompt.ts';
 import { convertToolChoice, convertTools } from './convert-tools.ts';
 import type { MessagesRequest } from './messages-request.ts';
@@ -28,9 +25,7 @@ export function convertChatRequestToMessages(
   chatBody: Record<string, unknown>,
   options: ConvertChatRequestOptions,
 ): MessagesRequest {
-  const parsed = chatToMessagesRequestSchema.safeParse(chatBody);
-  if (!parsed.success) throw badRequest('invalid_request', describeRequestIssues(parsed.error));
-  const request = parsed.data;
+  const request = parseRequest(chatToMessagesRequestSchema, chatBody);
   refuseUntranslatable(request);
   assertThinkingNotSwitchedOff(chatBody);
 

@@ -1,5 +1,6 @@
 import { createAnthropicMessagesStreamUsageReader } from '../anthropic-messages/anthropic-messages-usage.ts';
-import type { StreamEvent } from '../usage-report.ts';
+import { isRecord } from '../parse-json.ts';
+import type { EventRewriter } from '../usage-report.ts';
 import {
   type ChatChunkDelta,
   type ChatCompletionChunk,
@@ -20,18 +21,6 @@ export interface MessagesToChatStreamOptions {
   created?: number;
 }
 
-/**
- * Turns parsed messages-format stream events into Chat Completions SSE text. `push` takes one upstream event
- * and returns the SSE text to send for it (often `''`); `end` is called once when the upstream stream ends
- * and returns what closes the client's stream. Plain synchronous calls rather than a `TransformStream`: the
- * relay already parses events inside its own pull-based stream (for the usage reader), so it can call these
- * in the same callback without another stream stage, another buffer or a second backpressure boundary.
- */
-export interface MessagesToChatStream {
-  push(event: StreamEvent): string;
-  end(): string;
-}
-
 /** What one upstream content block is, by its index in the message. */
 type BlockState =
   | { kind: 'text' }
@@ -39,7 +28,8 @@ type BlockState =
   | { kind: 'tool_use'; toolCallIndex: number; sentArguments: boolean; startInput: unknown }
   | { kind: 'ignored' };
 
-export function createMessagesToChatStreamTransform(options: MessagesToChatStreamOptions): MessagesToChatStream {
+/** Turns parsed messages-format stream events into Chat Completions SSE text. */
+export function createMessagesToChatStreamTransform(options: MessagesToChatStreamOptions): EventRewriter {
   const created = options.created ?? Math.floor(Date.now() / 1000);
   const usageReader = createAnthropicMessagesStreamUsageReader();
   const blocks = new Map<number, BlockState>();
@@ -196,8 +186,4 @@ export function createMessagesToChatStreamTransform(options: MessagesToChatStrea
 
 function sseData(payload: unknown): string {
   return `data: ${JSON.stringify(payload)}\n\n`;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,5 @@
 import { badRequest } from '../../http/gateway-error.ts';
+import { isRecord } from '../parse-json.ts';
 import type { MessagesThinking } from './messages-request.ts';
 
 /**
@@ -9,10 +10,6 @@ export type ThinkingForm = { type: 'enabled' } | { type: 'adaptive' };
 
 /** The vendor refuses a smaller budget; below it an engine may still accept one, so it is a floor, not a rule. */
 export const minimumThinkingBudgetTokens = 1024;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * The explicit "thinking off" switches that OpenAI-compatible clients send, named for the error message:

@@ -1,4 +1,5 @@
-import type { ProviderWire, WireOperation } from '../provider-wire.ts';
+import { isRecord } from '../parse-json.ts';
+import { joinUrl, type ProviderWire, type WireOperation } from '../provider-wire.ts';
 import { createGeminiStreamUsageReader, geminiUsageFromBody } from './gemini-usage.ts';
 
 /**
@@ -8,7 +9,7 @@ import { createGeminiStreamUsageReader, geminiUsageFromBody } from './gemini-usa
  */
 function modelPath(baseUrl: string, upstreamModel: string): string {
   const name = upstreamModel.startsWith('models/') ? upstreamModel.slice('models/'.length) : upstreamModel;
-  return `${baseUrl.replace(/\/+$/, '')}/models/${encodeURIComponent(name)}`;
+  return joinUrl(baseUrl, `/models/${encodeURIComponent(name)}`);
 }
 
 /** `alt=sse` is what makes the stream server-sent events; without it the vendor streams one long JSON array. */
@@ -40,7 +41,7 @@ function geminiUrl(baseUrl: string, upstreamModel: string, stream: boolean, oper
  */
 function rewriteNestedModel(body: Record<string, unknown>, upstreamModel: string): void {
   const nested = body.generateContentRequest;
-  if (typeof nested !== 'object' || nested === null || Array.isArray(nested) || !('model' in nested)) return;
+  if (!isRecord(nested) || !('model' in nested)) return;
   const name = upstreamModel.startsWith('models/') ? upstreamModel : `models/${upstreamModel}`;
   body.generateContentRequest = { ...nested, model: name };
 }

@@ -1,5 +1,5 @@
 import { badRequest } from '../../http/gateway-error.ts';
-import type { ProviderWire } from '../provider-wire.ts';
+import { joinUrl, type ProviderWire } from '../provider-wire.ts';
 import { createOpenaiResponsesStreamUsageReader, openaiResponsesUsageFromBody } from './openai-responses-usage.ts';
 
 /** The OpenAI Responses API and engines compatible with it. */
@@ -19,7 +19,7 @@ export const openaiResponsesWire: ProviderWire = {
       }
     }
     return {
-      url: `${target.baseUrl.replace(/\/+$/, '')}/responses`,
+      url: joinUrl(target.baseUrl, '/responses'),
       // Only the provider credential goes upstream; the client's own headers never reach this function.
       headers: { 'content-type': 'application/json', authorization: `Bearer ${target.credential}` },
       body: JSON.stringify({ ...body, model: upstreamModel, stream }),

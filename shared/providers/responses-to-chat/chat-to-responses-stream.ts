@@ -1,4 +1,4 @@
-import type { StreamEvent } from '../usage-report.ts';
+import type { EventRewriter } from '../usage-report.ts';
 import { type ChatChunkToolCall, type ChatStreamEvent, parseChatStreamEvent } from './chat-answer-schema.ts';
 import { endingOf, type ResponsesEnding } from './map-chat-finish-reason.ts';
 import {
@@ -15,17 +15,6 @@ import {
 } from './responses-response.ts';
 import { type ResponsesStreamEvent, responsesSseFrame } from './responses-stream-event.ts';
 import { responsesUsageOf } from './responses-usage.ts';
-
-/**
- * Turns parsed Chat Completions stream events into Responses SSE text. `push` takes one upstream event and
- * returns the SSE text to send for it (often `''`); `end` is called once when the upstream stream ends and
- * returns what closes the client's stream. Plain synchronous calls rather than a `TransformStream`, for the
- * reason the chat-to-messages transform gives: the relay already parses events in its own pull-based stream.
- */
-export interface ChatToResponsesStream {
-  push(event: StreamEvent): string;
-  end(): string;
-}
 
 /** One output item as it is being built; its position in `items` is its `output_index`. */
 interface MessageState {
@@ -54,6 +43,8 @@ interface Placed<State> {
 const failedMessage = 'The upstream provider failed during the stream.';
 
 /**
+ * Turns parsed Chat Completions stream events into Responses SSE text.
+ *
  * The event order is the vendor's: `response.created` and `response.in_progress` first; a message item opens
  * (`output_item.added`, `content_part.added`) at the first text and streams `output_text.delta`; a function
  * call opens at its first fragment and streams `function_call_arguments.delta`. A message closes when the
@@ -62,7 +53,7 @@ const failedMessage = 'The upstream provider failed during the stream.';
  * sends after the finish reason is held for `response.completed` (or `response.incomplete` after a stop by
  * length). `reasoning_content` deltas are ignored: thinking never reaches `output_text`.
  */
-export function createChatToResponsesStreamTransform(identity: ResponseIdentity): ChatToResponsesStream {
+export function createChatToResponsesStreamTransform(identity: ResponseIdentity): EventRewriter {
   const fixedIdentity = { ...identity, createdAt: identity.createdAt ?? Math.floor(Date.now() / 1000) };
   const items: ItemState[] = [];
   /** The message item receiving text, while it is open. */

@@ -1,5 +1,5 @@
 import { badRequest } from '../../http/gateway-error.ts';
-import { describeRequestIssues } from '../chat-to-messages/chat-request-schema.ts';
+import { parseRequest } from '../../http/parse-request.ts';
 import type { ChatRequest } from './chat-request.ts';
 import { convertResponsesInput } from './convert-responses-input.ts';
 import { convertToolChoice, convertTools, functionToolsOf, readToolChoice } from './convert-responses-tools.ts';
@@ -24,7 +24,7 @@ import type { ResponseSettings } from './responses-response.ts';
  *   `truncation`, `text.verbosity`, `reasoning.summary`, `top_logprobs`) are dropped.
  */
 export function convertResponsesRequestToChat(body: Record<string, unknown>): ChatRequest {
-  const request = parseResponsesRequest(body);
+  const request = parseRequest(responsesRequestSchema, body);
   refuseStoredState(request);
   if (request.input === undefined) {
     throw badRequest('invalid_request', 'input is required: send the conversation as a string or a list of messages.');
@@ -63,7 +63,7 @@ export function convertResponsesRequestToChat(body: Record<string, unknown>): Ch
  * `temperature`...). For a body `convertResponsesRequestToChat` accepted; it throws on the same bodies it refuses.
  */
 export function responseSettingsOf(body: Record<string, unknown>): ResponseSettings {
-  const request = parseResponsesRequest(body);
+  const request = parseRequest(responsesRequestSchema, body);
   const tools = request.tools ? functionToolsOf(request.tools) : [];
   return {
     instructions: request.instructions ?? null,
@@ -82,12 +82,6 @@ export function responseSettingsOf(body: Record<string, unknown>): ResponseSetti
     })),
     top_p: request.top_p ?? null,
   };
-}
-
-function parseResponsesRequest(body: Record<string, unknown>): ResponsesRequest {
-  const parsed = responsesRequestSchema.safeParse(body);
-  if (!parsed.success) throw badRequest('invalid_request', describeRequestIssues(parsed.error));
-  return parsed.data;
 }
 
 const storedStateAdvice = 'The gateway stores no responses: send the whole conversation in input instead.';
