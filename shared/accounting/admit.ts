@@ -59,48 +59,23 @@ export async function admit(
       reserved: reserve,
       admittedAt: now,
     };
-    const admitted = await storeCall(() =>
-      tryAdmit(services.control, {
-        memberId: principal.memberId,
-        keyId: principal.keyId,
-        generation: principal.generation,
-        requestId,
-        day: admission.day,
-        minute: utcMinute(now),
-        reserve,
-        leaseExpiresAt: now.getTime() + services.config.leaseTtlMs,
-        limits,
-      }),
-    );
+    const admitted = await tryAdmit(services.control, {
+      memberId: principal.memberId,
+      keyId: principal.keyId,
+      generation: principal.generation,
+      requestId,
+      day: admission.day,
+      minute: utcMinute(now),
+      reserve,
+      leaseExpiresAt: now.getTime() + services.config.leaseTtlMs,
+      limits,
+    });
     if (admitted) return admission;
-    const member = await storeCall(() => getMember(services.control, principal.memberId, true));
+    const member = await getMember(services.control, principal.memberId, true);
     const reaped = member ? await reapExpiredLeases(services, member) : 0;
     if (reaped === 0) throwRefusal(member, principal, limits, reserve, now);
   }
   throw tooMany('admission_contention', 'The allowance is under heavy contention; try again.');
-}
-
-const throttlingErrors = new Set([
-  'ThrottlingException',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'InternalServerError',
-  'ServiceUnavailable',
-]);
-
-/** A store that is throttling or unavailable refuses the request before anything is reserved: a clear 503. */
-async function storeCall<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    if (error instanceof Error && throttlingErrors.has(error.name)) {
-      throw new GatewayError(503, 'store_unavailable', 'The allowance store is busy; try again shortly.', {
-        cause: error,
-        headers: { 'retry-after': '1' },
-      });
-    }
-    throw error;
-  }
 }
 
 /** Names the check that refused admission. Returns only when nothing explains the refusal (a race): try again. */

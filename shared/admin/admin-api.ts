@@ -1,12 +1,12 @@
 import type * as z from 'zod';
 import { authenticate } from '../auth/authenticate.ts';
 import { type GatewayServices, secretNameForConnection } from '../config/gateway-services.ts';
-import { badRequest, forbidden, notFound, toGatewayError } from '../http/gateway-error.ts';
+import { badRequest, forbidden, notFound } from '../http/gateway-error.ts';
 import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
+import { describeIssues } from '../http/parse-request.ts';
 import { checkRequestEnvelope, readJsonObject } from '../http/read-request.ts';
-import { renderError } from '../http/render-error.ts';
+import { renderFailure } from '../http/render-error.ts';
 import { logger } from '../observability/logger.ts';
-import { describeIssues } from '../pipeline/describe-issues.ts';
 import { createConnection, listConnections, setConnectionEnabled } from '../store/connection-store.ts';
 import { holderMemberId, toConnectionView } from '../store/control-items.ts';
 import { createKey, listKeys, revokeKey, rotateKey } from '../store/key-store.ts';
@@ -208,8 +208,6 @@ export async function handleAdmin(services: GatewayServices, request: GatewayReq
     }
     return { statusCode, headers: { 'content-type': 'application/json' }, body: JSON.stringify(result) };
   } catch (error) {
-    const gatewayError = toGatewayError(error);
-    if (gatewayError.status >= 500) logger.error('admin request failed', { error });
-    return renderError(gatewayError, 'openai');
+    return renderFailure(error, 'openai', { operation: 'admin request', requestId: request.requestId });
   }
 }

@@ -62,8 +62,34 @@ export const unauthorized = (code: string, message: string) => new GatewayError(
 export const forbidden = (code: string, message: string) => new GatewayError(403, code, message);
 export const notFound = (code: string, message: string) => new GatewayError(404, code, message);
 
-/** Anything that is not a GatewayError is an internal fault: its details stay in the log, never in the answer. */
+/** The caller went away before the answer: there is nobody to send an error to. */
+export class ClientGoneError extends Error {
+  constructor() {
+    super('the client closed the connection');
+    this.name = 'ClientGoneError';
+  }
+}
+
+/** What DynamoDB (and DynamoDB Local) call being over capacity or briefly unavailable. */
+const storeThrottlingErrors = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+]);
+
+/**
+ * A GatewayError as it is; a store that is throttling, a 503 the caller may retry, wherever in the request it
+ * happened; anything else an internal fault whose details stay in the log, never in the answer.
+ */
 export function toGatewayError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
+  if (error instanceof Error && storeThrottlingErrors.has(error.name)) {
+    return new GatewayError(503, 'store_unavailable', "The gateway's store is busy; try again shortly.", {
+      cause: error,
+      headers: { 'retry-after': '1' },
+    });
+  }
   return new GatewayError(500, 'internal_error', 'The gateway failed to handle the request.', { cause: error });
 }

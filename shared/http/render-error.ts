@@ -1,4 +1,5 @@
-import type { GatewayError } from './gateway-error.ts';
+import { logger } from '../observability/logger.ts';
+import { ClientGoneError, type GatewayError, toGatewayError } from './gateway-error.ts';
 import type { ErrorEnvelope } from './wire.ts';
 
 export interface JsonResponse {
@@ -46,4 +47,19 @@ function geminiStatus(status: number): string {
   if (status === 504) return 'DEADLINE_EXCEEDED';
   if (status === 502 || status === 503) return 'UNAVAILABLE';
   return 'INTERNAL';
+}
+
+/**
+ * The one way a handler answers a failure: nothing for a caller that went away (499, which no client sees), the
+ * gateway's own error in the caller's envelope otherwise, with every 5xx logged (never a body or a key).
+ */
+export function renderFailure(
+  error: unknown,
+  envelope: ErrorEnvelope,
+  context: { operation: string; requestId?: string | undefined },
+): JsonResponse {
+  if (error instanceof ClientGoneError) return { statusCode: 499, headers: {}, body: '' };
+  const gatewayError = toGatewayError(error);
+  if (gatewayError.status >= 500) logger.error(`${context.operation} failed`, { requestId: context.requestId, error });
+  return renderError(gatewayError, envelope);
 }

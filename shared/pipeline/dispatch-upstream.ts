@@ -1,13 +1,5 @@
-import { GatewayError } from '../http/gateway-error.ts';
+import { ClientGoneError, GatewayError } from '../http/gateway-error.ts';
 import type { UpstreamHttpRequest } from '../providers/provider-wire.ts';
-
-/** The caller went away before the upstream answered: there is nobody to send an error to. */
-export class ClientGoneError extends Error {
-  constructor() {
-    super('the client closed the connection');
-    this.name = 'ClientGoneError';
-  }
-}
 
 export interface UpstreamCall {
   response: Response;

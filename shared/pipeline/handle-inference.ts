@@ -6,9 +6,9 @@ import { settle } from '../accounting/settle.ts';
 import { assertFitsContextWindow } from '../catalog/context-window.ts';
 import { translationHops } from '../catalog/wire-reach.ts';
 import { type GatewayServices, trackBackground } from '../config/gateway-services.ts';
-import { GatewayError, toGatewayError } from '../http/gateway-error.ts';
+import { GatewayError } from '../http/gateway-error.ts';
 import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
-import { renderError } from '../http/render-error.ts';
+import { renderFailure } from '../http/render-error.ts';
 import type { RouteMatch } from '../http/route-table.ts';
 import { logger } from '../observability/logger.ts';
 import { parseJson } from '../providers/parse-json.ts';
@@ -17,7 +17,7 @@ import type { UsageReport } from '../providers/usage-report.ts';
 import { newId } from '../store/ids.ts';
 import { putRunningRecord, type RunningRecord } from '../store/usage-record-store.ts';
 import type { ClientWireHandler } from './client-wire-handler.ts';
-import { ClientGoneError, dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
+import { dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
 import { relayEventStream } from './relay-event-stream.ts';
 import { readAndRoute } from './route-request.ts';
 import { translateRequest } from './wire-translation.ts';
@@ -35,9 +35,7 @@ export async function handleInference(
   try {
     return await runPipeline(services, request, route, wireHandler);
   } catch (error) {
-    const gatewayError = toGatewayError(error);
-    if (gatewayError.status >= 500) logger.error('request failed', { requestId: request.requestId, error });
-    return renderError(gatewayError, wireHandler.envelope);
+    return renderFailure(error, wireHandler.envelope, { operation: 'request', requestId: request.requestId });
   }
 }
 
@@ -114,6 +112,15 @@ async function runPipeline(
         .catch((error: unknown) => logger.error('settlement failed; the reaper will settle it', { requestId, error })),
     ) as Promise<void>;
   const responseHeaders = { 'x-request-id': requestId };
+  // The upstream could not be reached, timed out, or the client left: the answer and the record agree on it.
+  const upstreamFailed = (error: unknown): GatewayResponse => {
+    const answer = renderFailure(error, wireHandler.envelope, { operation: 'upstream call', requestId });
+    return {
+      ...answer,
+      headers: { ...answer.headers, ...responseHeaders },
+      afterResponse: finish(answer.statusCode, false, undefined),
+    };
+  };
 
   let call: Awaited<ReturnType<typeof dispatchUpstream>>;
   try {
@@ -128,10 +135,7 @@ async function runPipeline(
       { clientSignal: request.clientSignal, timeoutMs: config.upstreamTimeoutMs },
     );
   } catch (error) {
-    const status = error instanceof GatewayError ? error.status : 499;
-    const afterResponse = finish(status, false, undefined);
-    if (error instanceof ClientGoneError) return { statusCode: 499, headers: responseHeaders, body: '', afterResponse };
-    return { ...withHeaders(renderError(toGatewayError(error), wireHandler.envelope), responseHeaders), afterResponse };
+    return upstreamFailed(error);
   }
 
   const upstreamStatus = call.response.status;
@@ -169,9 +173,7 @@ async function runPipeline(
   try {
     text = await readUpstreamText(call, config.upstreamTimeoutMs);
   } catch (error) {
-    const status = error instanceof GatewayError ? error.status : 499;
-    const afterResponse = finish(status, false, undefined);
-    return { ...withHeaders(renderError(toGatewayError(error), wireHandler.envelope), responseHeaders), afterResponse };
+    return upstreamFailed(error);
   }
   const usage = upstreamStatus < 400 ? providerWire.usageFromBody(parseJson(text)) : undefined;
   return {
@@ -180,8 +182,4 @@ async function runPipeline(
     body: upstreamStatus < 400 ? translation.response(text) : translation.error(text),
     afterResponse: finish(upstreamStatus, true, usage),
   };
-}
-
-function withHeaders<T extends { headers: Record<string, string> }>(response: T, headers: Record<string, string>): T {
-  return { ...response, headers: { ...response.headers, ...headers } };
 }

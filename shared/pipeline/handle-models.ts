@@ -2,10 +2,9 @@ import { authenticate } from '../auth/authenticate.ts';
 import { allowsModel, effectivePolicy } from '../auth/effective-policy.ts';
 import { knownModels } from '../catalog/known-models.ts';
 import type { GatewayServices } from '../config/gateway-services.ts';
-import { toGatewayError } from '../http/gateway-error.ts';
 import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
 import { checkRequestEnvelope } from '../http/read-request.ts';
-import { renderError } from '../http/render-error.ts';
+import { renderFailure } from '../http/render-error.ts';
 import { cachedConnections } from './route-request.ts';
 
 /** `GET /v1/models`: the models the member ∩ key policy allows, each with the wires it can be called with. */
@@ -30,6 +29,6 @@ export async function handleModels(services: GatewayServices, request: GatewayRe
       body: JSON.stringify({ object: 'list', data }),
     };
   } catch (error) {
-    return renderError(toGatewayError(error), 'openai');
+    return renderFailure(error, 'openai', { operation: 'models read', requestId: request.requestId });
   }
 }

@@ -1,12 +1,11 @@
 import type { GatewayServices } from '../config/gateway-services.ts';
-import { badRequest, GatewayError, toGatewayError } from '../http/gateway-error.ts';
+import { badRequest, GatewayError } from '../http/gateway-error.ts';
 import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
-import { renderError } from '../http/render-error.ts';
+import { renderFailure } from '../http/render-error.ts';
 import type { RouteMatch } from '../http/route-table.ts';
-import { logger } from '../observability/logger.ts';
 import { providerWireFor } from '../providers/provider-wires.ts';
 import type { ClientRequestReader } from './client-wire-handler.ts';
-import { ClientGoneError, dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
+import { dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
 import { readAndRoute } from './route-request.ts';
 
 /**
@@ -24,10 +23,7 @@ export async function handleTokenCount(
   try {
     return await countTokens(services, request, route, reader);
   } catch (error) {
-    if (error instanceof ClientGoneError) return { statusCode: 499, headers: {}, body: '' };
-    const gatewayError = toGatewayError(error);
-    if (gatewayError.status >= 500) logger.error('token count failed', { requestId: request.requestId, error });
-    return renderError(gatewayError, reader.envelope);
+    return renderFailure(error, reader.envelope, { operation: 'token count', requestId: request.requestId });
   }
 }
 

@@ -1,11 +1,10 @@
 import { authenticate } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { GatewayServices } from '../config/gateway-services.ts';
-import { notFound, toGatewayError } from '../http/gateway-error.ts';
+import { notFound } from '../http/gateway-error.ts';
 import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
 import { checkRequestEnvelope } from '../http/read-request.ts';
-import { renderError } from '../http/render-error.ts';
-import { logger } from '../observability/logger.ts';
+import { renderFailure } from '../http/render-error.ts';
 import { readNewestRecords } from './newest-records.ts';
 import { activeDays } from './read-activity.ts';
 import { csvContentType, toCsv } from './usage-csv.ts';
@@ -55,9 +54,7 @@ export async function handleUsage(services: GatewayServices, request: GatewayReq
         throw notFound('unknown_route', `No usage operation at ${request.method} ${request.path}.`);
     }
   } catch (error) {
-    const gatewayError = toGatewayError(error);
-    if (gatewayError.status >= 500) logger.error('usage request failed', { error });
-    const rendered = renderError(gatewayError, 'openai');
+    const rendered = renderFailure(error, 'openai', { operation: 'usage request', requestId: request.requestId });
     return { ...rendered, headers: { ...rendered.headers, ...privateHeaders } };
   }
 }
