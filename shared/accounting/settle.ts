@@ -60,6 +60,22 @@ export async function settle(services: GatewayServices, ending: RequestEnding): 
     charge,
     source,
   };
-  if (await closeRecord(services.usage, record, outcome)) await addToRollup(services.rollups, record, outcome);
+  // Past the gate nothing else would ever finish this request, so the record and rollup writes are retried; the
+  // close is conditional, so a retry after a write that did land changes nothing.
+  const closed = await retried(() => closeRecord(services.usage, record, outcome));
+  if (closed) await retried(() => addToRollup(services.rollups, record, outcome));
   recordSettlement(services.config, record, outcome);
+}
+
+const settlementAttempts = 4;
+
+async function retried<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      if (attempt >= settlementAttempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+    }
+  }
 }

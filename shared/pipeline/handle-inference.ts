@@ -109,7 +109,9 @@ async function runPipeline(
       services,
       runningWrite
         .then(() => settle(services, { record, status, completed, usage, endedAt: services.now() }))
-        .catch((error: unknown) => logger.error('settlement failed; the reaper will settle it', { requestId, error })),
+        // Before the lease was released the reaper settles it when the lease expires; after, the record stays
+        // running (README: what settlement's ordered writes cannot promise).
+        .catch((error: unknown) => logger.error('settlement failed', { requestId, error })),
     ) as Promise<void>;
   const responseHeaders = { 'x-request-id': requestId };
   // The upstream could not be reached, timed out, or the client left: the answer and the record agree on it.

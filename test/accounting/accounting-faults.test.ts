@@ -149,3 +149,26 @@ describe('accounting under store and process faults', () => {
     expect(Object.keys(member.leases)).toEqual(['req_died_3']);
   });
 });
+
+describe('settlement past its once-only gate', () => {
+  it('retries the record and rollup writes, so a passing store fault loses nothing', async () => {
+    const { memberId, key } = await gateway.admin.createMemberWithKey({ dailyTokens: 100_000 });
+    const client = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
+    let failures = 2;
+    // The record close fails twice, then the store recovers.
+    throttleUpdates(gateway.host.services.client, (input) => {
+      if (!String(input.UpdateExpression).includes('#state = :state') || failures === 0) return false;
+      failures--;
+      return true;
+    });
+    const { response } = await client.chat.completions
+      .create({ model: 'acme/acme-1', messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
+    const record = await settledRecord(gateway.host.services, response.headers.get('x-request-id')!);
+    restore?.();
+    expect(failures).toBe(0);
+    expect(record).toMatchObject({ state: 'completed', source: 'measured', charge: 26 });
+    const member = await memberAfterSettlement(gateway.host.services, memberId);
+    expect(member.leases).toEqual({});
+  });
+});
