@@ -20,6 +20,11 @@ const environmentSchema = z.object({
   GATEWAY_UPSTREAM_PREFIXES: commaList.default(['lb', 'lb2', 'alpha', 'beta', 'gamma']),
   /** How long the gateway waits for an upstream's response headers, and then between stream chunks. */
   GATEWAY_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(300_000),
+  /**
+   * The longest a request may run, stream included, from admission to its end (504 after it): inside Lambda's
+   * 15 minutes, so settlement still runs, and the bound a concurrency lease must outlast.
+   */
+  GATEWAY_MAX_REQUEST_MS: z.coerce.number().int().positive().default(840_000),
   GATEWAY_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(2_097_152),
   /** Output allowance reserved when neither the request, the model nor the policy states a maximum. */
   GATEWAY_DEFAULT_OUTPUT_CAP: z.coerce.number().int().positive().default(4096),
@@ -59,8 +64,9 @@ function toConfig(env: z.infer<typeof environmentSchema>) {
     bodyLimitBytes: env.GATEWAY_BODY_LIMIT_BYTES,
     defaultOutputCap: env.GATEWAY_DEFAULT_OUTPUT_CAP,
     cacheTtlMs: env.GATEWAY_CACHE_TTL_MS,
-    /** A lease outlives the longest request the time-outs allow, so only a dead request's lease expires. */
-    leaseTtlMs: Math.max(env.GATEWAY_UPSTREAM_TIMEOUT_MS * 2, 60_000) + 60_000,
+    /** A lease outlives the longest request the deadline allows, so only a dead request's lease expires. */
+    maxRequestMs: env.GATEWAY_MAX_REQUEST_MS,
+    leaseTtlMs: env.GATEWAY_MAX_REQUEST_MS + 120_000,
     tables: {
       control: env.GATEWAY_TABLE_CONTROL,
       usage: env.GATEWAY_TABLE_USAGE,

@@ -60,6 +60,9 @@ export function renderFailure(
 ): JsonResponse {
   if (error instanceof ClientGoneError) return { statusCode: 499, headers: {}, body: '' };
   const gatewayError = toGatewayError(error);
-  if (gatewayError.status >= 500) logger.error(`${context.operation} failed`, { requestId: context.requestId, error });
+  const details = { requestId: context.requestId, code: gatewayError.code, error };
+  // An upstream that failed is the provider's fault, worth a warning; any other 5xx is the gateway's own.
+  if (gatewayError.type === 'upstream_error') logger.warn(`${context.operation} failed upstream`, details);
+  else if (gatewayError.status >= 500) logger.error(`${context.operation} failed`, details);
   return renderError(gatewayError, envelope);
 }

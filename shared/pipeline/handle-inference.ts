@@ -114,6 +114,9 @@ async function runPipeline(
         .catch((error: unknown) => logger.error('settlement failed', { requestId, error })),
     ) as Promise<void>;
   const responseHeaders = { 'x-request-id': requestId };
+  // Every wait below ends by the request's deadline, so no request outlives the lease admission took for it.
+  const deadline = admission.admittedAt.getTime() + config.maxRequestMs;
+  const timeLeft = () => Math.max(1, Math.min(config.upstreamTimeoutMs, deadline - Date.now()));
   // The upstream could not be reached, timed out, or the client left: the answer and the record agree on it.
   const upstreamFailed = (error: unknown): GatewayResponse => {
     const answer = renderFailure(error, wireHandler.envelope, { operation: 'upstream call', requestId });
@@ -134,7 +137,7 @@ async function runPipeline(
         stream,
         operation: 'generate',
       }),
-      { clientSignal: request.clientSignal, timeoutMs: config.upstreamTimeoutMs },
+      { clientSignal: request.clientSignal, timeoutMs: timeLeft() },
     );
   } catch (error) {
     return upstreamFailed(error);
@@ -154,6 +157,7 @@ async function runPipeline(
             : new GatewayError(502, 'upstream_interrupted', 'The upstream stream was interrupted.'),
         ),
       idleTimeoutMs: config.upstreamTimeoutMs,
+      deadline,
       abortUpstream: call.abort,
     });
     const afterResponse = relay.ended.then(({ completed, usage }) => finish(upstreamStatus, completed, usage));
@@ -173,7 +177,7 @@ async function runPipeline(
   // A whole body: a non-streamed answer, or an upstream error before the first byte (its status is preserved).
   let text: string;
   try {
-    text = await readUpstreamText(call, config.upstreamTimeoutMs);
+    text = await readUpstreamText(call, timeLeft());
   } catch (error) {
     return upstreamFailed(error);
   }

@@ -18,6 +18,8 @@ export interface RelayOptions {
   /** The closing event in the client's wire, sent when the upstream fails mid-stream. */
   errorEvent: (reason: 'interrupted' | 'timeout') => string;
   idleTimeoutMs: number;
+  /** Epoch milliseconds by which the whole request must end, stream included; the stream is cut there. */
+  deadline: number;
   abortUpstream: (reason: unknown) => void;
 }
 
@@ -67,7 +69,8 @@ export function relayEventStream(options: RelayOptions): {
     {
       async pull(controller) {
         for (;;) {
-          const idle = setTimeout(() => options.abortUpstream(upstreamTimeoutReason), options.idleTimeoutMs);
+          const wait = Math.max(0, Math.min(options.idleTimeoutMs, options.deadline - Date.now()));
+          const idle = setTimeout(() => options.abortUpstream(upstreamTimeoutReason), wait);
           let chunk: Awaited<ReturnType<typeof reader.read>>;
           try {
             chunk = await reader.read();

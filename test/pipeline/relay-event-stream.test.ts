@@ -19,6 +19,7 @@ async function relay(frames: readonly string[]) {
     usageReader: providerWireFor('anthropic-messages').createStreamUsageReader(),
     errorEvent: () => 'event: error\ndata: {}\n\n',
     idleTimeoutMs: 1_000,
+    deadline: Date.now() + 60_000,
     abortUpstream: () => {},
   });
   const text = await new Response(relayed.body).text();
