@@ -3,7 +3,7 @@ import type { GatewayServices } from '../config/gateway-services.ts';
 import { getControlItem } from '../store/control-table.ts';
 import { isConditionFailure } from '../store/dynamo-client.ts';
 import { createKey, findSecret } from '../store/key-store.ts';
-import { createMember } from '../store/member-store.ts';
+import { createMember, getMember } from '../store/member-store.ts';
 
 interface BootstrapItem {
   pk: 'meta#bootstrap';
@@ -19,7 +19,8 @@ export interface BootstrapResult {
 /**
  * Makes sure the team has its first administrator. On a fresh store it creates one and a key (the given
  * `adminKey` when set, so scripts can drive a fresh instance). On later starts it keeps everything; a given
- * `adminKey` the store does not know yet is added as another key of that administrator.
+ * `adminKey` the store does not know yet is added as another key of that administrator, and an administrator
+ * left without any key (a first start that died half-way) gets one. Each step can be run again safely.
  */
 export async function bootstrapAdministrator(
   services: GatewayServices,
@@ -33,43 +34,52 @@ export async function bootstrapAdministrator(
     throw new Error(`GATEWAY_ADMIN_KEY must start with sk-${tag}- (the gateway key tag)`);
   }
   const now = services.now();
-  let bootstrap = await getControlItem<BootstrapItem>(services.control, 'meta#bootstrap', true);
-  if (!bootstrap) {
-    const member = await createMember(services.control, { name: 'Administrator', role: 'admin', policy: {} }, now);
-    try {
-      await services.control.client.send(
-        new PutCommand({
-          TableName: services.control.tableName,
-          Item: { pk: 'meta#bootstrap', adminMemberId: member.id },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-      bootstrap = { pk: 'meta#bootstrap', adminMemberId: member.id };
-      const issued = await createKey(
-        services.control,
-        { memberId: member.id, name: 'bootstrap', expiresAt: null, policy: {}, tag, secret: adminKey },
-        now,
-      );
-      return { adminMemberId: member.id, issuedKey: adminKey === undefined ? issued.key : undefined };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      bootstrap = await getControlItem<BootstrapItem>(services.control, 'meta#bootstrap', true);
+  const adminMemberId = await bootstrapMemberId(services, now);
+  if (adminKey !== undefined) {
+    if (!(await findSecret(services.control, adminKey))) {
+      await createKey(services.control, keyInput(adminMemberId, 'admin-from-environment', tag, adminKey), now);
     }
+    return { adminMemberId, issuedKey: undefined };
   }
-  if (!bootstrap) throw new Error('the bootstrap record vanished while it was being written');
-  if (adminKey !== undefined && !(await findSecret(services.control, adminKey))) {
-    await createKey(
+  // A start that died between creating the administrator and its key would otherwise leave no way in.
+  const administrator = await getMember(services.control, adminMemberId, true);
+  if (administrator && Object.keys(administrator.keys).length > 0) return { adminMemberId, issuedKey: undefined };
+  const issued = await createKey(services.control, keyInput(adminMemberId, 'bootstrap', tag, undefined), now);
+  return { adminMemberId, issuedKey: issued.key };
+}
+
+/** Every fresh store's first administrator has this id, so two starts racing on one store create one member. */
+const firstAdministratorId = 'mem_administrator';
+
+/** The first administrator's id: the one recorded, or the fixed id once its member and record exist. */
+async function bootstrapMemberId(services: GatewayServices, now: Date): Promise<string> {
+  const recorded = await getControlItem<BootstrapItem>(services.control, 'meta#bootstrap', true);
+  if (recorded) return recorded.adminMemberId;
+  try {
+    await createMember(
       services.control,
-      {
-        memberId: bootstrap.adminMemberId,
-        name: 'admin-from-environment',
-        expiresAt: null,
-        policy: {},
-        tag,
-        secret: adminKey,
-      },
+      { id: firstAdministratorId, name: 'Administrator', role: 'admin', policy: {} },
       now,
     );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
   }
-  return { adminMemberId: bootstrap.adminMemberId, issuedKey: undefined };
+  try {
+    await services.control.client.send(
+      new PutCommand({
+        TableName: services.control.tableName,
+        Item: { pk: 'meta#bootstrap', adminMemberId: firstAdministratorId },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+  const stored = await getControlItem<BootstrapItem>(services.control, 'meta#bootstrap', true);
+  if (!stored) throw new Error('the bootstrap record vanished while it was being written');
+  return stored.adminMemberId;
+}
+
+function keyInput(memberId: string, name: string, tag: string, secret: string | undefined) {
+  return { memberId, name, expiresAt: null, policy: {}, tag, ...(secret === undefined ? {} : { secret }) };
 }
