@@ -65,7 +65,7 @@ async function runPipeline(
     body,
     {
       hops: translationHops(wireHandler.wire, connection.wire) ?? [],
-      clientIsChat: wireHandler.wire === 'openai-chat',
+      clientWire: wireHandler.wire,
       catalog: model.catalog,
     },
     {

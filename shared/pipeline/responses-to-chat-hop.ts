@@ -24,6 +24,7 @@ function identityOf(responsesBody: Record<string, unknown>, context: Translation
 export function createResponsesToChatHop(): TranslationHopImplementation {
   let clientBody: Record<string, unknown> = {};
   return {
+    produces: 'openai-chat',
     request(body) {
       clientBody = body;
       return convertResponsesRequestToChat(body);

@@ -1,6 +1,7 @@
 import { createParser } from 'eventsource-parser';
 import type { CatalogModel } from '../catalog/catalog-data.ts';
 import type { TranslationHop } from '../catalog/wire-reach.ts';
+import type { ClientWire } from '../http/wire.ts';
 import { parseAnthropicMessagesError } from '../providers/anthropic-messages/anthropic-messages-error.ts';
 import { applyReasoningEffort } from '../providers/chat-to-messages/apply-reasoning-effort.ts';
 import { chatCompletionId } from '../providers/chat-to-messages/chat-completion.ts';
@@ -28,6 +29,8 @@ export interface TranslationContext {
  * Each hop is a plain object of typed converters, so a chain of hops is just composition.
  */
 export interface TranslationHopImplementation {
+  /** The wire of the request this hop sends on: the model's chat-form rules apply where that is chat. */
+  readonly produces: 'openai-chat' | 'anthropic-messages';
   request(body: Record<string, unknown>, context: TranslationContext): Record<string, unknown>;
   response(upstreamText: string, context: TranslationContext): string;
   /** An upstream error body, re-rendered in the nearer wire's envelope (the status is kept by the caller). */
@@ -36,6 +39,7 @@ export interface TranslationHopImplementation {
 }
 
 const chatToMessagesHop: TranslationHopImplementation = {
+  produces: 'anthropic-messages',
   request: (chatBody, context) =>
     convertChatRequestToMessages(chatBody, {
       upstreamModel: context.upstreamModel,
@@ -94,7 +98,7 @@ export interface WireTranslation {
  */
 export function translateRequest(
   clientBody: Record<string, unknown>,
-  input: { hops: readonly TranslationHop[]; clientIsChat: boolean; catalog: CatalogModel | undefined },
+  input: { hops: readonly TranslationHop[]; clientWire: ClientWire; catalog: CatalogModel | undefined },
   context: TranslationContext,
 ): WireTranslation {
   // Checked on the client's own body: a switch of its wire that translation would drop must still be refused.
@@ -103,10 +107,12 @@ export function translateRequest(
   const applyChatRules = (body: Record<string, unknown>) =>
     input.catalog ? applyReasoningEffort(body, input.catalog) : body;
   // The body each hop receives, nearest the client first; the last one is what goes upstream.
-  const bodies: Record<string, unknown>[] = [input.clientIsChat ? applyChatRules(clientBody) : clientBody];
-  input.hops.forEach((hop, index) => {
-    const translated = hops[index]!.request(bodies[index]!, context);
-    bodies.push(hop === 'responses-to-chat' ? applyChatRules(translated) : translated);
+  const bodies: Record<string, unknown>[] = [
+    input.clientWire === 'openai-chat' ? applyChatRules(clientBody) : clientBody,
+  ];
+  hops.forEach((hop, index) => {
+    const translated = hop.request(bodies[index]!, context);
+    bodies.push(hop.produces === 'openai-chat' ? applyChatRules(translated) : translated);
   });
   return {
     upstreamBody: bodies[bodies.length - 1]!,
