@@ -20,7 +20,7 @@ export interface Admission {
 const tooMany = (code: string, message: string) =>
   new GatewayError(429, code, message, { headers: { 'retry-after': '1' } });
 
-export function admissionLimits(principal: Principal): AdmissionLimits {
+function admissionLimits(principal: Principal): AdmissionLimits {
   const member = principal.member.policy;
   const key = principal.keyPolicy;
   return {

@@ -13,7 +13,7 @@ export const holderTiers = [
 ] as const;
 
 /** A holdings figure older than this is unknown, and unknown holdings stand below every tier. */
-export const holdingsMaxAgeMs = 24 * 60 * 60 * 1000;
+const holdingsMaxAgeMs = 24 * 60 * 60 * 1000;
 
 export interface Holdings {
   usd: number;

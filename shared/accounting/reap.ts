@@ -1,11 +1,10 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { GatewayServices } from '../config/gateway-services.ts';
 import type { MemberItem } from '../store/control-items.ts';
-import type { RunningRecord, UsageRecord } from '../store/usage-record-store.ts';
+import { getUsageRecord, type RunningRecord } from '../store/usage-record-store.ts';
 import { settle } from './settle.ts';
 
 /** The status recorded for a request whose process died before it could say how it ended. */
-export const diedStatus = 500;
+const diedStatus = 500;
 
 /**
  * Settles the requests of one member whose leases expired: their process died between admission and
@@ -17,10 +16,7 @@ export async function reapExpiredLeases(services: GatewayServices, member: Membe
   let reaped = 0;
   for (const [requestId, lease] of Object.entries(member.leases)) {
     if (lease.expiresAt > now.getTime()) continue;
-    const stored = await services.usage.client.send(
-      new GetCommand({ TableName: services.usage.tableName, Key: { id: requestId }, ConsistentRead: true }),
-    );
-    const found = stored.Item as UsageRecord | undefined;
+    const found = await getUsageRecord(services.usage, requestId);
     const record: RunningRecord = {
       id: requestId,
       memberId: member.id,

@@ -23,7 +23,7 @@ export interface RequestEnding {
  * The charge of a finished request: measured usage when the provider reported input and output of a complete
  * response (cached input is already inside input and is not added again); otherwise the reservation stays.
  */
-export function chargeFor(
+function chargeFor(
   ending: Pick<RequestEnding, 'completed' | 'usage'>,
   reserved: number,
 ): { charge: number; source: AccountingSource } {

@@ -12,7 +12,7 @@ export const createMemberBody = z
   })
   .strict();
 
-export const keyPolicySchema = policySchema.omit({ dailyTokens: true });
+const keyPolicySchema = policySchema.omit({ dailyTokens: true });
 
 export const createKeyBody = z
   .object({

@@ -70,7 +70,7 @@ async function loadPrincipal(services: GatewayServices, key: string, holder: boo
 }
 
 /** Refusals knowable without a write; admission's condition re-checks the ones that must be current. */
-export function checkPrincipal(principal: Principal, now: Date): void {
+function checkPrincipal(principal: Principal, now: Date): void {
   if (principal.keyState === 'revoked') throw unauthorized('key_revoked', 'The API key has been revoked.');
   if (principal.generation !== principal.currentGeneration) {
     throw unauthorized('key_rotated', 'The API key has been rotated; use its new secret.');

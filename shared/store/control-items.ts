@@ -18,7 +18,7 @@ export type Policy = z.infer<typeof policySchema>;
 
 export const memberRoles = ['admin', 'member', 'holder'] as const;
 export type MemberRole = (typeof memberRoles)[number];
-export const memberStatuses = ['active', 'disabled', 'suspended'] as const;
+const memberStatuses = ['active', 'disabled', 'suspended'] as const;
 export type MemberStatus = (typeof memberStatuses)[number];
 
 export interface MemberProfile {

@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from './dynamo-client.ts';
 
 export interface UsageTable {
@@ -40,6 +40,13 @@ export interface RecordOutcome {
 }
 
 export type UsageRecord = Omit<RunningRecord, 'state'> & ({ state: 'running' } | RecordOutcome);
+
+export async function getUsageRecord(table: UsageTable, id: string): Promise<UsageRecord | undefined> {
+  const result = await table.client.send(
+    new GetCommand({ TableName: table.tableName, Key: { id }, ConsistentRead: true }),
+  );
+  return result.Item as UsageRecord | undefined;
+}
 
 export async function putRunningRecord(table: UsageTable, record: RunningRecord): Promise<void> {
   try {
