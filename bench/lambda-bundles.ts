@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { type BuildOptions, build, type Metafile, type Plugin } from 'esbuild';
+import { type BuildOptions, build, type Metafile } from 'esbuild';
+import { lambdaBundling } from '../infra/lambda-bundling.ts';
 import { scheduledFunctionIds } from '../infra/scheduled-functions.ts';
 import { functionIds } from '../shared/http/route-table.ts';
 import { percentile } from './statistics.ts';
@@ -26,23 +27,25 @@ export interface BundleFigures {
 
 const initRuns = 7;
 
-/**
- * The same options as `GatewayFunction` in infra/gateway-function.ts passes to NodejsFunction (ESM, minified,
- * `module` before `main`, the require shim, external source maps without sources, the SDK bundled), with the
- * target of its runtime, so that sizes are those of the assets `cdk deploy` uploads.
- */
-const requireShimBanner = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+/** What NodejsFunction leaves out with `bundleAwsSDK: false`, for the runtime's copy to supply. */
+const awsSdkPackages = ['@aws-sdk/*', '@smithy/*'];
 
+/**
+ * The options `GatewayFunction` (infra/gateway-function.ts) passes to NodejsFunction, from the module both read,
+ * in esbuild's terms and with the target NodejsFunction derives from the functions' Node 24 runtime, so that
+ * sizes are those of the assets `cdk deploy` uploads.
+ */
 const cdkBundling: BuildOptions = {
   bundle: true,
   platform: 'node',
   target: 'node24',
-  format: 'esm',
-  mainFields: ['module', 'main'],
-  banner: { js: requireShimBanner },
-  minify: true,
-  sourcemap: true,
-  sourcesContent: false,
+  format: lambdaBundling.format,
+  mainFields: [...lambdaBundling.mainFields],
+  banner: { js: lambdaBundling.banner },
+  minify: lambdaBundling.minify,
+  sourcemap: lambdaBundling.sourceMap,
+  sourcesContent: lambdaBundling.sourcesContent,
+  external: lambdaBundling.bundleAwsSDK ? [] : awsSdkPackages,
   metafile: true,
   logLevel: 'silent',
 };
@@ -111,21 +114,16 @@ export interface BundleVariant {
 }
 
 /**
- * What-if figures for the chat-completions bundle, to size the fixes proposed for a bundle over budget without
- * touching the gateway's sources: zod imported as a namespace (`import * as z from 'zod'`, which lets esbuild
- * drop zod's locales and JSON-schema code that `import { z }` drags in whole), and the AWS SDK left to the
- * runtime (`bundleAwsSDK: false`).
+ * A what-if for the chat-completions bundle, beside the bundle as built: the AWS SDK left to the runtime
+ * (`bundleAwsSDK: false`), to weigh its bytes against the init time it saves or costs.
  */
 export async function measureBundleVariants(projectRoot: string): Promise<BundleVariant[]> {
   const root = await outputRoot(projectRoot);
   const entry = join(projectRoot, 'functions', 'chat-completions.ts');
-  const sdkExternal: BuildOptions = { external: ['@aws-sdk/*', '@smithy/*'] };
   try {
     const variants: [string, BuildOptions][] = [
       ['as built today', {}],
-      ['zod as a namespace import', { plugins: [zodNamespaceImport(projectRoot)] }],
-      ['AWS SDK from the runtime', sdkExternal],
-      ['both', { ...sdkExternal, plugins: [zodNamespaceImport(projectRoot)] }],
+      ['AWS SDK left to the runtime', { external: awsSdkPackages }],
     ];
     const figures: BundleVariant[] = [];
     for (const [index, [variant, options]] of variants.entries()) {
@@ -139,22 +137,6 @@ export async function measureBundleVariants(projectRoot: string): Promise<Bundle
   } finally {
     await rm(root, { recursive: true, force: true });
   }
-}
-
-/** Rewrites the project's `import { z } from 'zod'` to `import * as z from 'zod'` while bundling. */
-function zodNamespaceImport(projectRoot: string): Plugin {
-  const ownSources = new RegExp(`^${projectRoot.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/(shared|functions)/.*\\.ts$`);
-  return {
-    name: 'zod-namespace-import',
-    setup(esbuild) {
-      esbuild.onLoad({ filter: ownSources }, async ({ path }) => ({
-        contents: (await readFile(path, 'utf8'))
-          .replaceAll("import * as z from 'zod';", "import * as z from 'zod';")
-          .replaceAll("import type * as z from 'zod';", "import type * as z from 'zod';"),
-        loader: 'ts',
-      }));
-    },
-  };
 }
 
 /**

@@ -10,6 +10,7 @@ import type { RollupItem } from '../shared/store/rollup-queries.ts';
 import type { UsageRecord } from '../shared/store/usage-record-store.ts';
 import { mapWithConcurrency } from '../shared/usage/map-with-concurrency.ts';
 import { startTestGateway } from '../test/support/test-gateway.ts';
+import { percentile } from './statistics.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -148,10 +149,9 @@ async function timed(label: string, key: string, path: string, runs = 5): Promis
     if (!response.ok) throw new Error(`${path} answered ${response.status}`);
     times.push(performance.now() - started);
   }
-  times.sort((a, b) => a - b);
-  const median = times[Math.floor(times.length / 2)] ?? 0;
+  const median = percentile(times, 50);
   process.stdout.write(
-    `${label.padEnd(44)} median ${median.toFixed(0).padStart(5)} ms  (min ${times[0]?.toFixed(0)}, max ${times.at(-1)?.toFixed(0)}; ${(bytes / 1024).toFixed(0)} KiB)\n`,
+    `${label.padEnd(44)} median ${median.toFixed(0).padStart(5)} ms  (min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)}; ${(bytes / 1024).toFixed(0)} KiB)\n`,
   );
 }
 

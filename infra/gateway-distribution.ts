@@ -54,11 +54,14 @@ export class GatewayDistribution extends Construct {
       // Compressing at the edge would hold back stream chunks; the functions answer uncompressed.
       compress: false,
     });
-    const fallback = props.origins.find((origin) => origin.functionId === props.fallbackFunctionId);
-    if (!fallback) throw new Error(`the fallback function ${props.fallbackFunctionId} has no function URL`);
-
     // One origin object per function, so each function URL is one origin however many patterns reach it.
-    const behaviourOf = new Map(props.origins.map((origin) => [origin.functionId, apiBehaviour(origin.functionUrl)]));
+    const apiBehaviours = new Map(props.origins.map((origin) => [origin.functionId, apiBehaviour(origin.functionUrl)]));
+    const behaviourOf = (functionId: FunctionId): BehaviorOptions => {
+      const behaviour = apiBehaviours.get(functionId);
+      if (!behaviour) throw new Error(`the function ${functionId} has no function URL origin`);
+      return behaviour;
+    };
+    const defaultBehavior = behaviourOf(props.fallbackFunctionId);
     const ordered = orderPathPatterns(props.origins);
     const behaviours = new Map<string, FunctionId | StaticSite>();
     const additionalBehaviors: Record<string, BehaviorOptions> = {};
@@ -67,16 +70,14 @@ export class GatewayDistribution extends Construct {
       behaviours.set(site.pathPattern, site);
     }
     for (const [pattern, functionId] of ordered) {
-      const behaviour = behaviourOf.get(functionId);
-      if (!behaviour) throw new Error(`no origin for ${functionId}`);
       if (behaviours.has(pattern)) throw new Error(`two behaviours claim the path pattern ${pattern}`);
-      additionalBehaviors[pattern] = behaviour;
+      additionalBehaviors[pattern] = behaviourOf(functionId);
       behaviours.set(pattern, functionId);
     }
 
     this.distribution = new Distribution(this, 'Distribution', {
       comment: `Model gateway, stage ${props.stage}`,
-      defaultBehavior: behaviourOf.get(fallback.functionId) ?? apiBehaviour(fallback.functionUrl),
+      defaultBehavior,
       additionalBehaviors,
       httpVersion: HttpVersion.HTTP2_AND_3,
     });

@@ -3,12 +3,10 @@ import { ArnFormat, type CfnElement, type Duration, type RemovalPolicy, Stack, V
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, type FunctionUrl, FunctionUrlAuthType, InvokeMode, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, type OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-
-/** Lets bundled CommonJS dependencies call `require` inside the ESM output. */
-const requireShimBanner = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+import { lambdaBundling } from './lambda-bundling.ts';
 
 export interface GatewayFunctionProps {
   /** Absolute path of the entry file; it exports `handler`. */
@@ -60,15 +58,10 @@ export class GatewayFunction extends Construct {
       bundling: {
         // The esbuild in node_modules is pinned by the lock file; Docker would build with whatever image it pulls.
         forceDockerBundling: false,
-        format: OutputFormat.ESM,
-        mainFields: ['module', 'main'],
-        banner: requireShimBanner,
-        minify: true,
-        sourceMap: true,
-        // Stack traces need only the mappings; the sources would double the asset that every cold start loads.
-        sourcesContent: false,
-        // The SDK version the tests ran against, not whichever one the runtime happens to carry.
-        bundleAwsSDK: true,
+        ...lambdaBundling,
+        // OutputFormat's values are esbuild's format names.
+        format: lambdaBundling.format as OutputFormat,
+        mainFields: [...lambdaBundling.mainFields],
       },
     });
 

@@ -1,7 +1,7 @@
 import { type RecordPartition, recordsNewestFirst } from '../store/usage-record-queries.ts';
 import type { UsageRecord, UsageTable } from '../store/usage-record-store.ts';
 import { periodDays, startedAtBounds, type UsagePeriod } from './usage-period.ts';
-import type { RecordSelection } from './usage-visibility.ts';
+import { isFiltered, type RecordSelection } from './usage-visibility.ts';
 
 export interface NewestRecords {
   records: UsageRecord[];
@@ -55,7 +55,7 @@ export async function readNewestRecords(
   activeDays?: ReadonlySet<string>,
 ): Promise<NewestRecords> {
   if (selection.nothingVisible) return { records: [], more: false };
-  const filtered = selection.keyId !== undefined || selection.providers.length > 0;
+  const filtered = isFiltered(selection);
   const records: UsageRecord[] = [];
   for (const read of recordReads(period, selection, activeDays)) {
     const pages = recordsNewestFirst(table, read.partition, {

@@ -12,7 +12,7 @@ import { toDetailRow } from './usage-details.ts';
 import { resolvePeriod } from './usage-period.ts';
 import { parseUsageQuery, type UsageQuery } from './usage-query.ts';
 import { appliedFilters, buildUsageSummary, periodView } from './usage-summary.ts';
-import { canViewTeam, selectVisibleRecords } from './usage-visibility.ts';
+import { canViewTeam, isFiltered, selectVisibleRecords } from './usage-visibility.ts';
 import { keyLabeller, listVisibleKeys } from './visible-keys.ts';
 
 /** Spec §8: the details list and the CSV export. */
@@ -70,8 +70,7 @@ async function requests(services: GatewayServices, principal: Principal, query: 
   const selection = await selectVisibleRecords(services.control, principal, query);
   // Unfiltered, the newest records are simply the first ones read; a filter may match few, so ask the rollups
   // which days to read at all.
-  const filtered = selection.keyId !== undefined || selection.providers.length > 0;
-  const days = filtered && !selection.nothingVisible ? await activeDays(services, period, selection) : undefined;
+  const days = isFiltered(selection) ? await activeDays(services, period, selection) : undefined;
   const [newest, visibleKeys] = await Promise.all([
     readNewestRecords(services.usage, period, selection, limit, days),
     listVisibleKeys(services.control, principal, query.scope),

@@ -22,27 +22,6 @@ export interface UsagePeriod {
 const hourMs = 3_600_000;
 const dayMs = 24 * hourMs;
 
-export function periodLabel(id: PeriodId): string {
-  switch (id) {
-    case 'today':
-      return 'Today (UTC)';
-    case '24h':
-      return 'Last 24 hours';
-    case '7d':
-      return '7 days';
-    case '14d':
-      return '14 days';
-    case '30d':
-      return '30 days';
-    case '60d':
-      return '60 days';
-    default: {
-      const unknownPeriod: never = id;
-      throw new Error(`unknown period ${String(unknownPeriod)}`);
-    }
-  }
-}
-
 /**
  * - today: the UTC calendar day, 00:00 to 24:00;
  * - 24h: the last 24 hours, widened to whole UTC hours (hourly rollups are the unit): from the start of the hour

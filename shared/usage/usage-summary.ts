@@ -2,7 +2,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { GatewayServices } from '../config/gateway-services.ts';
 import { readActivity } from './read-activity.ts';
 import { buildRoutingMap, type RoutingMap } from './routing-map.ts';
-import { type BucketSize, periodLabel, type UsagePeriod } from './usage-period.ts';
+import type { BucketSize, UsagePeriod } from './usage-period.ts';
 import type { UsageQuery, UsageScope } from './usage-query.ts';
 import { buildSeries, type UsageSeries } from './usage-series.ts';
 import { sumTotals, type UsageTotals } from './usage-totals.ts';
@@ -11,7 +11,6 @@ import { keyLabeller, listVisibleKeys } from './visible-keys.ts';
 
 export interface PeriodView {
   id: UsagePeriod['id'];
-  label: string;
   start: string;
   end: string;
   bucket: BucketSize;
@@ -37,7 +36,6 @@ export interface UsageSummary {
 export function periodView(period: UsagePeriod): PeriodView {
   return {
     id: period.id,
-    label: periodLabel(period.id),
     start: period.start.toISOString(),
     end: period.end.toISOString(),
     bucket: period.bucket,

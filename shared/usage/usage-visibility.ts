@@ -2,17 +2,21 @@ import type { Principal } from '../auth/principal.ts';
 import { forbidden } from '../http/gateway-error.ts';
 import type { ControlTable } from '../store/control-table.ts';
 import { getKey } from '../store/key-store.ts';
-import type { UsageQuery, UsageScope } from './usage-query.ts';
+import type { UsageQuery } from './usage-query.ts';
 
 /** What the viewer may see, narrowed by the filters: the one input every usage read takes. */
 export interface RecordSelection {
-  scope: UsageScope;
   /** One member's traffic (and its index partition); undefined reads the whole team. */
   memberId: string | undefined;
   keyId: string | undefined;
   providers: string[];
   /** The filters ask only for traffic the viewer may not see: the answer is empty and nothing is read. */
   nothingVisible: boolean;
+}
+
+/** Narrowed by a key or providers, so matching records may be few and far between. */
+export function isFiltered(selection: RecordSelection): boolean {
+  return selection.keyId !== undefined || selection.providers.length > 0;
 }
 
 export function canViewTeam(principal: Principal): boolean {
@@ -33,7 +37,7 @@ export async function selectVisibleRecords(
   if (query.scope === 'team' && !canViewTeam(principal)) {
     throw forbidden('team_scope_admin_only', 'Only administrators may view the whole team; use scope=own.');
   }
-  const base = { scope: query.scope, keyId: query.keyId, providers: query.providers, nothingVisible: false };
+  const base = { keyId: query.keyId, providers: query.providers, nothingVisible: false };
   const ownMember = query.scope === 'own' ? principal.memberId : undefined;
   if (query.keyId === undefined) return { ...base, memberId: ownMember };
 

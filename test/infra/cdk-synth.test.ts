@@ -102,7 +102,8 @@ function bundleOf(functionId: string): string {
 describe('npx cdk synth', () => {
   it('synthesizes offline, with cdk-nag passing', () => {
     expect(synth.networkAttempts).toBe('');
-    expect(synth.stderr).not.toMatch(/AwsSolutions-/);
+    // cdk-nag runs in infra/app.ts and fails synthesis on an unacknowledged error; gateway-permissions.test.ts runs
+    // the same checks on the same stack and names every unacknowledged finding, warnings included.
     expect(synth.code, synth.stderr).toBe(0);
     // Recorded for the report: synthesis bundles every function with esbuild.
     console.info(`cdk synth took ${synth.durationMs} ms`);

@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cloudFrontPathPatterns } from '../../infra/cloudfront-path-patterns.ts';
 import { originReadTimeout } from '../../infra/gateway-distribution.ts';
 import { usagePageHeaders } from '../../infra/usage-page-build.ts';
@@ -28,6 +28,8 @@ beforeAll(async () => {
   expect(distributions).toHaveLength(1);
   config = (distributions[0] as TemplateResource).Properties['DistributionConfig'] as DistributionConfigJson;
 }, 60_000);
+
+afterAll(() => synthesized?.cleanup());
 
 function functionUrlLogicalId(functionId: FunctionId): string {
   const functionUrl = synthesized.stack.functions.get(functionId)?.functionUrl;

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scheduledFunctionProfiles } from '../../infra/scheduled-functions.ts';
 import { stackOutputKeys, tableOutputKey } from '../../infra/stack-outputs.ts';
 import { functionIds } from '../../shared/http/route-table.ts';
@@ -13,6 +13,8 @@ let synthesized: SynthesizedStack;
 beforeAll(async () => {
   synthesized = await synthesizeStack(stage);
 }, 60_000);
+
+afterAll(() => synthesized?.cleanup());
 
 function resourcesOfType(type: string): TemplateResource[] {
   return Object.values(synthesized.resources).filter((resource) => resource.Type === type);

@@ -1,6 +1,6 @@
 import { Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FunctionAccess } from '../../infra/function-profiles.ts';
 import { functionProfiles } from '../../infra/function-profiles.ts';
 import type { GatewayFunction } from '../../infra/gateway-function.ts';
@@ -16,6 +16,8 @@ let synthesized: SynthesizedStack;
 beforeAll(async () => {
   synthesized = await synthesizeStack(stage);
 }, 60_000);
+
+afterAll(() => synthesized?.cleanup());
 
 /** What each kind of function needs, spelled out here independently of the grants in the stack. */
 const needs: Readonly<

@@ -1,4 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, type CfnElement } from 'aws-cdk-lib';
@@ -17,32 +17,43 @@ export interface SynthesizedStack {
   usagePageDirectory: string;
   /** The logical id a construct's CloudFormation resource has in the template. */
   logicalIdOf(construct: IConstruct): string;
+  /** Deletes the built page and the cloud assembly; call it in `afterAll`. */
+  cleanup(): Promise<void>;
 }
 
 /**
  * The stack as `cdk synth` builds it, minus the esbuild bundling of the functions (test/infra/cdk-synth.test.ts
  * covers the bundles): templates are what these tests read, and bundling would add many seconds to each file.
+ * The page and the cloud assembly go to one temporary folder, which `cleanup` deletes.
  */
 export async function synthesizeStack(stage: string): Promise<SynthesizedStack> {
-  const usagePageDirectory = await mkdtemp(join(tmpdir(), 'usage-page-'));
-  await writeUsagePage(usagePageDirectory);
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const stack = new GatewayStack(app, stackNameFor(stage), {
-    stage,
-    production: false,
-    staticSiteSources: { 'usage-page': usagePageDirectory },
-  });
-  const template = Template.fromStack(stack);
-  return {
-    app,
-    stack,
-    template,
-    resources: template.toJSON()['Resources'] as TemplateResources,
-    usagePageDirectory,
-    logicalIdOf(construct) {
-      const resource = construct.node.defaultChild as CfnElement | undefined;
-      if (!resource) throw new Error(`${construct.node.path} has no CloudFormation resource`);
-      return stack.getLogicalId(resource);
-    },
-  };
+  const root = await mkdtemp(join(tmpdir(), 'synthesized-stack-'));
+  const cleanup = () => rm(root, { recursive: true, force: true });
+  try {
+    const usagePageDirectory = join(root, 'usage-page');
+    await writeUsagePage(usagePageDirectory);
+    const app = new App({ outdir: join(root, 'cdk.out'), context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new GatewayStack(app, stackNameFor(stage), {
+      stage,
+      production: false,
+      staticSiteSources: { 'usage-page': usagePageDirectory },
+    });
+    const template = Template.fromStack(stack);
+    return {
+      app,
+      stack,
+      template,
+      resources: template.toJSON()['Resources'] as TemplateResources,
+      usagePageDirectory,
+      logicalIdOf(construct) {
+        const resource = construct.node.defaultChild as CfnElement | undefined;
+        if (!resource) throw new Error(`${construct.node.path} has no CloudFormation resource`);
+        return stack.getLogicalId(resource);
+      },
+      cleanup,
+    };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
 }

@@ -5,7 +5,6 @@ import type { RecordSelection } from '../../shared/usage/usage-visibility.ts';
 
 const period = resolvePeriod('7d', new Date('2030-03-10T12:30:00.000Z'));
 const team: RecordSelection = {
-  scope: 'team',
   memberId: undefined,
   keyId: undefined,
   providers: ['gamma'],
@@ -30,7 +29,7 @@ describe('record reads of a period', () => {
   });
 
   it("reads one member's index once, or only its active days", () => {
-    const member = { ...team, scope: 'own' as const, memberId: 'mem_1' };
+    const member = { ...team, memberId: 'mem_1' };
     expect(recordReads(period, member)).toEqual([
       {
         partition: { index: 'member', memberId: 'mem_1' },

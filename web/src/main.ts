@@ -43,13 +43,11 @@ const state: {
   key: string | null;
   keys: KeysAnswer | null;
   filters: ViewFilters;
-  providers: string[];
   inFlight: AbortController | null;
 } = {
   key: null,
   keys: null,
   filters: { period: '14d', scope: 'own', keyId: null, providers: [] },
-  providers: [],
   inFlight: null,
 };
 
@@ -163,7 +161,6 @@ async function load(): Promise<void> {
 }
 
 function render(summary: UsageSummary, requests: RequestsPage): void {
-  state.providers = summary.providers;
   page.periodRange.textContent = formatSpan(summary.period.start, summary.period.end);
   renderProviderOptions(page.providerOptions, summary.providers, state.filters.providers, (providers) =>
     update({ providers }),

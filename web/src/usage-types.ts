@@ -1,6 +1,7 @@
 /**
  * The shapes of the usage data API as the page reads them. The page talks to the gateway over HTTP only and
- * never imports server code, so these mirror shared/usage/ by hand; the browser test keeps the two in step.
+ * never imports server code, so these mirror shared/usage/ by hand; test/web/usage-page-types.test.ts fails the
+ * type check when the summary, a detail row or a visible key differs from the server's.
  */
 export const periodIds = ['today', '24h', '7d', '14d', '30d', '60d'] as const;
 export type PeriodId = (typeof periodIds)[number];
@@ -13,7 +14,6 @@ export interface ReportedFigure {
 
 export interface PeriodView {
   id: PeriodId;
-  label: string;
   start: string;
   end: string;
   bucket: 'hour' | 'day';
