@@ -180,6 +180,37 @@ describe('K3 models: the chat-completions-style route with reasoning effort', ()
     expect(upstream.requests[0]?.headers.authorization).toBe('Bearer alpha-chat-credential');
   });
 
+  it('automatic tool use (tool_choice auto) returns tool_calls on both K3 routes, plain and streamed (§4.4 rule 1)', async () => {
+    for (const model of ['alpha-k3', 'alpha/alpha-k3-256k']) {
+      const completion = await client.chat.completions.create({
+        model,
+        messages: question,
+        tools: [weatherTool],
+        tool_choice: 'auto',
+      });
+      expect(completion.choices[0]?.finish_reason).toBe('tool_calls');
+      const call = completion.choices[0]?.message.tool_calls?.[0];
+      if (call?.type !== 'function') throw new Error(`${model}: expected a function call`);
+      expect(call.function.name).toBe('get_weather');
+      expect(JSON.parse(call.function.arguments)).toEqual({ input: 'What is the weather in Oslo?' });
+
+      const streamed = await client.chat.completions
+        .stream({ model, messages: question, tools: [weatherTool], tool_choice: 'auto' })
+        .finalChatCompletion();
+      const streamedCall = streamed.choices[0]?.message.tool_calls?.[0];
+      expect(streamedCall?.type === 'function' && streamedCall.function.name).toBe('get_weather');
+    }
+    expect(upstream.requests.map((request) => request.path)).toEqual(Array(4).fill('/chat-route/v1/chat/completions'));
+    for (const [index, upstreamModel] of ['k3', 'k3', 'k3-256k', 'k3-256k'].entries()) {
+      expect(upstream.requests[index]?.json).toMatchObject({
+        model: upstreamModel,
+        tools: [weatherTool],
+        tool_choice: 'auto',
+        reasoning_effort: 'high',
+      });
+    }
+  });
+
   it('refuses a request above the context window', async () => {
     expect(
       await refusal(

@@ -112,6 +112,28 @@ describe('chat completions through the gateway with the official openai SDK', ()
     expect(call?.type === 'function' && call.function.name).toBe('get_weather');
     expect(upstream.requests[0]?.json).toMatchObject({ tools, tool_choice: 'auto', parallel_tool_calls: false });
 
+    // The round trip: the assistant's tool call and the tool's result go back, and the model answers in text.
+    if (call?.type !== 'function') throw new Error('expected a function call');
+    const answer = await client.chat.completions.create({
+      model: 'gpt-test',
+      tools,
+      messages: [
+        { role: 'user', content: 'weather in Oslo?' },
+        completion.choices[0]!.message,
+        { role: 'tool', tool_call_id: call.id, content: '{"celsius": 4}' },
+      ],
+    });
+    expect(answer.choices[0]?.finish_reason).toBe('stop');
+    expect(answer.choices[0]?.message.tool_calls ?? []).toEqual([]);
+    expect(answer.choices[0]?.message.content).toBe('echo: {"celsius": 4}');
+    expect(upstream.requests[1]?.json).toMatchObject({
+      messages: [
+        { role: 'user', content: 'weather in Oslo?' },
+        { role: 'assistant', tool_calls: [{ id: call.id, type: 'function', function: { name: 'get_weather' } }] },
+        { role: 'tool', tool_call_id: call.id, content: '{"celsius": 4}' },
+      ],
+    });
+
     const stream = client.chat.completions.stream({
       model: 'gpt-test',
       messages: [{ role: 'user', content: 'weather in Oslo?' }],
@@ -122,6 +144,20 @@ describe('chat completions through the gateway with the official openai SDK', ()
     expect(streamedCall?.type === 'function' && JSON.parse(streamedCall.function.arguments)).toEqual({
       input: 'weather in Oslo?',
     });
+    if (streamedCall?.type !== 'function') throw new Error('expected a function call');
+    const streamedAnswer = await client.chat.completions
+      .stream({
+        model: 'gpt-test',
+        tools,
+        messages: [
+          { role: 'user', content: 'weather in Oslo?' },
+          final.choices[0]!.message,
+          { role: 'tool', tool_call_id: streamedCall.id, content: 'cold' },
+        ],
+      })
+      .finalChatCompletion();
+    expect(streamedAnswer.choices[0]?.finish_reason).toBe('stop');
+    expect(streamedAnswer.choices[0]?.message.content).toBe('echo: cold');
   });
 
   it('delivers each chunk before the upstream has sent the next', async () => {
@@ -172,5 +208,7 @@ describe('chat completions through the gateway with the official openai SDK', ()
     }).rejects.toThrow(/interrupted/);
     const record = await settledRecord(gateway.host.services, response.headers.get('x-request-id')!);
     expect(record).toMatchObject({ source: 'conservative', state: 'failed' });
+    expect(record.state === 'failed' && record.charge).toBe(record.reserved);
+    expect(record.reserved).toBeGreaterThan(0);
   });
 });

@@ -51,6 +51,38 @@ describe('holder keys (spec §2.3)', () => {
     expect(upstream.requests.at(-1)?.json).toMatchObject({ model: 'beta-4-31b' });
   });
 
+  it('give a 100-USD wallet 20 requests a UTC day, then 429, and 20 more the next UTC day', async () => {
+    // The gateway's clock is held on chosen instants: noon UTC, then half past midnight UTC the next day. The
+    // holdings figure is measured at noon, so on the next day it is 12.5 hours old and still counts.
+    const services = gateway.host.services;
+    const realNow = services.now;
+    const today = new Date();
+    const noon = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate(), 12);
+    let clock = noon;
+    services.now = () => new Date(clock);
+    try {
+      const key = await holderKey('0xdaily100', 100);
+      const outcomes = [];
+      for (let request = 0; request < 21; request++) outcomes.push(await outcome(key, 'beta-4-31b'));
+      expect(outcomes.slice(0, 20)).toEqual(Array(20).fill('ok'));
+      expect(outcomes[20]).toBe('429 holder_daily_limit');
+
+      clock = noon + 12.5 * 3600_000;
+      const nextDay = [];
+      for (let request = 0; request < 21; request++) nextDay.push(await outcome(key, 'beta-4-31b'));
+      expect(nextDay.slice(0, 20)).toEqual(Array(20).fill('ok'));
+      expect(nextDay[20]).toBe('429 holder_daily_limit');
+
+      // A day after it was measured, the holdings figure is stale: below every tier until it is set again.
+      clock = noon + 24 * 3600_000 + 60_000;
+      expect(await outcome(key, 'beta-4-31b')).toBe('403 holder_tier_insufficient');
+      await gateway.admin.call('POST', '/holders', { wallet: '0xdaily100', usd: 100 });
+      expect(await outcome(key, 'beta-4-31b')).toBe('429 holder_daily_limit');
+    } finally {
+      services.now = realNow;
+    }
+  });
+
   it('are refused on the four alpha models: the perk is paused there', async () => {
     const key = await holderKey('0xwhale', 5000);
     for (const model of ['alpha-k3', 'alpha-k3-256k', 'alpha-k2.7-code', 'alpha-k2.7-code-highspeed']) {

@@ -36,7 +36,7 @@ beforeAll(async () => {
     baseUrl: `${upstream.url}/v1`,
     models: ['load-model'],
   });
-  const limited = await gateway.admin.createMemberWithKey({ dailyTokens: 1_000_000_000, concurrency: 150 });
+  const limited = await gateway.admin.createMemberWithKey({ dailyTokens: 1_000_000_000, concurrency: 10 });
   const open = await gateway.admin.createMemberWithKey({ dailyTokens: 1_000_000_000 });
   members.push(limited, open);
 });
