@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
-import { lambdaBundling } from '../infra/lambda-bundling.ts';
+import { bundleAliases, lambdaBundling } from '../infra/lambda-bundling.ts';
 import { scheduledFunctionIds } from '../infra/scheduled-functions.ts';
 import { functionIds } from '../shared/http/route-table.ts';
 import { percentile } from './statistics.ts';
@@ -46,6 +46,7 @@ const cdkBundling: BuildOptions = {
   sourcemap: lambdaBundling.sourceMap,
   sourcesContent: lambdaBundling.sourcesContent,
   external: lambdaBundling.bundleAwsSDK ? [] : awsSdkPackages,
+  alias: { ...bundleAliases },
   metafile: true,
   logLevel: 'silent',
 };

@@ -4,8 +4,15 @@
  * `cdk deploy` uploads. Named as NodejsFunction's `bundling` names them.
  */
 
+import { fileURLToPath } from 'node:url';
+
 /** Lets bundled CommonJS dependencies call `require` inside the ESM output. */
 const requireShimBanner = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/** Packages the bundles replace, with what replaces them (esbuild's `alias`): see infra/lambda-credentials.ts. */
+export const bundleAliases: Readonly<Record<string, string>> = {
+  '@aws-sdk/credential-provider-node': fileURLToPath(new URL('./lambda-credentials.ts', import.meta.url)),
+};
 
 export const lambdaBundling = {
   format: 'esm',
@@ -17,4 +24,6 @@ export const lambdaBundling = {
   sourcesContent: false,
   // The SDK version the tests ran against, not whichever one the runtime happens to carry.
   bundleAwsSDK: true,
+  // NodejsFunction has no `alias` option; it passes each `--alias` value to esbuild's command line as name=path.
+  esbuildArgs: { '--alias': Object.entries(bundleAliases).map(([name, path]) => `${name}=${path}`) },
 } as const;

@@ -119,6 +119,19 @@ describe('npx cdk synth', () => {
       expect(existsSync(join(bundleOf(functionId), 'index.mjs.map'))).toBe(true);
     },
   );
+
+  it.each([...functionIds, ...scheduledFunctionIds])(
+    '%s carries the environment credential provider, not the SDK default chain',
+    (functionId) => {
+      const bundle = readFileSync(join(bundleOf(functionId), 'index.mjs'), 'utf8');
+      // infra/lambda-credentials.ts replaces the chain; these names appear only in its SSO, profile and web
+      // identity steps.
+      for (const chainOnly of ['sso_start_url', 'credential_process', 'AWS_WEB_IDENTITY_TOKEN_FILE']) {
+        expect(bundle).not.toContain(chainOnly);
+      }
+      expect(bundle).toContain('AWS_SECRET_ACCESS_KEY');
+    },
+  );
 });
 
 describe('the built bundles under a stubbed awslambda global', () => {
