@@ -195,7 +195,7 @@ function matchAdminRoute(method: string, path: string): { route: AdminRoute; id:
 export async function handleAdmin(services: GatewayServices, request: GatewayRequest): Promise<GatewayResponse> {
   try {
     checkRequestEnvelope(request, services.config.bodyLimitBytes);
-    const principal = await authenticate(services, request.headers, { fresh: true });
+    const principal = await authenticate(services, request.headers);
     if (principal.member.role !== 'admin') throw forbidden('admin_only', 'Only administrators may use the admin API.');
     const match = matchAdminRoute(request.method, request.path);
     if (!match) throw notFound('unknown_route', `No admin operation at ${request.method} ${request.path}.`);

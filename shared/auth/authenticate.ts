@@ -22,10 +22,17 @@ export function extractKey(headers: Record<string, string | undefined>): string 
   return candidates[0];
 }
 
+/**
+ * The caller's principal, read from the store on every call unless `admittedAfter` is set. Only inference sets
+ * it: its admission write re-checks the key's generation and state and the member's status in its condition, so
+ * a principal cached by this process cannot outlive a revocation made by another (another Lambda instance, whose
+ * admin call cleared only its own caches). Token counts, model lists, usage reads and administration have no such
+ * write, so they read fresh: a revoked key is refused on the very next request wherever it goes.
+ */
 export async function authenticate(
   services: GatewayServices,
   headers: Record<string, string | undefined>,
-  options: { fresh?: boolean } = {},
+  options: { admittedAfter?: boolean } = {},
 ): Promise<Principal> {
   const key = extractKey(headers);
   if (!key) {
@@ -38,21 +45,26 @@ export async function authenticate(
   const holder = key.startsWith(`sk-${holderTag}-`);
   if (!holder && !key.startsWith(`sk-${keyTag}-`)) throw unauthorized('invalid_key', 'The API key is not valid.');
 
-  // Administration reads fresh: it is rare, and an admin key revoked a moment ago must not act.
-  const principal = options.fresh
-    ? await loadPrincipal(services, key, holder)
-    : await services.caches.principals.getOrLoad(hashKeySecret(key), () => loadPrincipal(services, key, holder));
+  const principal = options.admittedAfter
+    ? await services.caches.principals.getOrLoad(hashKeySecret(key), () => loadPrincipal(services, key, holder))
+    : await loadPrincipal(services, key, holder, { consistent: true });
   if (!principal) throw unauthorized('invalid_key', 'The API key is not valid.');
   checkPrincipal(principal, services.now());
   return principal;
 }
 
-async function loadPrincipal(services: GatewayServices, key: string, holder: boolean): Promise<Principal | undefined> {
+/** `consistent`: strongly consistent reads of the key and member, so a revocation a moment ago is seen. */
+async function loadPrincipal(
+  services: GatewayServices,
+  key: string,
+  holder: boolean,
+  { consistent } = { consistent: false },
+): Promise<Principal | undefined> {
   const lookup = await findSecret(services.control, key);
   if (!lookup) return undefined;
   const [keyItem, memberItem] = await Promise.all([
-    getKey(services.control, lookup.keyId),
-    getMember(services.control, lookup.memberId),
+    getKey(services.control, lookup.keyId, consistent),
+    getMember(services.control, lookup.memberId, consistent),
   ]);
   // A holder key must belong to a holder wallet and a gateway key to a team member, whatever its prefix says.
   if (!keyItem || !memberItem || (memberItem.role === 'holder') !== holder) return undefined;

@@ -46,7 +46,9 @@ async function runPipeline(
   wireHandler: ClientWireHandler,
 ): Promise<GatewayResponse> {
   const { config } = services;
-  const { principal, body, address, routed } = await readAndRoute(services, request, route, wireHandler);
+  const { principal, body, address, routed } = await readAndRoute(services, request, route, wireHandler, {
+    admittedAfter: true,
+  });
   if (principal.member.policy.dailyTokens !== undefined) assertSelfContainedText(body);
   const { model, connection } = routed;
   const stream = wireHandler.isStream(body, address);

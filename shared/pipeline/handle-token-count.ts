@@ -34,9 +34,11 @@ async function countTokens(
   reader: ClientRequestReader,
 ): Promise<GatewayResponse> {
   const { config } = services;
-  const { body, routed } = await readAndRoute(services, request, route, reader).catch((error: unknown) => {
-    throw uncountable(error);
-  });
+  const { body, routed } = await readAndRoute(services, request, route, reader, { admittedAfter: false }).catch(
+    (error: unknown) => {
+      throw uncountable(error);
+    },
+  );
   const { model, connection } = routed;
   const providerWire = providerWireFor(connection.wire);
   const credential = await services.secrets.read(connection.secretName);

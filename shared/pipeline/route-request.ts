@@ -74,16 +74,18 @@ export interface ReadAndRouted {
 
 /**
  * The stages every request that names a model goes through before anything is reserved: read (envelope and
- * body limits), authenticate, parse and validate the body, then route and authorize.
+ * body limits), authenticate, parse and validate the body, then route and authorize. `admittedAfter`: an
+ * admission write follows, which may rely on a cached principal (see authenticate).
  */
 export async function readAndRoute(
   services: GatewayServices,
   request: GatewayRequest,
   route: RouteMatch,
   reader: ClientRequestReader,
+  options: { admittedAfter: boolean },
 ): Promise<ReadAndRouted> {
   checkRequestEnvelope(request, services.config.bodyLimitBytes);
-  const principal = await authenticate(services, request.headers);
+  const principal = await authenticate(services, request.headers, options);
   const body = readJsonObject(request);
   const address = { innerPath: route.innerPath, query: request.query };
   reader.validate(body, address);

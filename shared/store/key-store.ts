@@ -78,8 +78,8 @@ export async function createKey(table: ControlTable, input: CreateKeyInput, now:
   return { ...toKeyView(item), key: secret };
 }
 
-export function getKey(table: ControlTable, id: string): Promise<KeyItem | undefined> {
-  return getControlItem<KeyItem>(table, keyKey(id).pk);
+export function getKey(table: ControlTable, id: string, consistent = false): Promise<KeyItem | undefined> {
+  return getControlItem<KeyItem>(table, keyKey(id).pk, consistent);
 }
 
 export function findSecret(table: ControlTable, key: string): Promise<SecretLookupItem | undefined> {

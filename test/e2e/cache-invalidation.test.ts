@@ -1,5 +1,8 @@
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { revokeKey } from '../../shared/store/key-store.ts';
+import { setMemberStatus } from '../../shared/store/member-store.ts';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
@@ -26,6 +29,12 @@ beforeAll(async () => {
     wire: 'openai-chat',
     baseUrl: `${upstream.url}/second/v1`,
     models: ['cached-model'],
+  });
+  await gateway.admin.createConnection({
+    provider: 'anthropic',
+    wire: 'anthropic-messages',
+    baseUrl: `${upstream.url}/v1`,
+    models: ['counted-model'],
   });
 });
 afterAll(async () => {
@@ -92,5 +101,61 @@ describe('admin changes apply to the next request despite the cache (GATEWAY_CAC
     expect(upstream.requests.map((request) => request.path.split('/')[1])).toEqual(Array(4).fill('second'));
 
     await gateway.admin.call('POST', `/connections/${firstConnection}/enable`);
+  });
+});
+
+/** A token count with the official Anthropic SDK: it authenticates and routes, but admits and records nothing. */
+async function countTokens(apiKey: string): Promise<{ status: number | undefined; code: unknown }> {
+  const client = new Anthropic({ apiKey, baseURL: gateway.url, maxRetries: 0 });
+  try {
+    await client.messages.countTokens({ model: 'counted-model', messages: [{ role: 'user', content: 'hi' }] });
+    return { status: 200, code: undefined };
+  } catch (error) {
+    if (!(error instanceof Anthropic.APIError)) throw error;
+    const body = error.error as { error?: { code?: unknown } } | undefined;
+    return { status: error.status, code: body?.error?.code };
+  }
+}
+
+/** The usage API's summary, read with the key itself. */
+async function readUsage(apiKey: string): Promise<{ status: number; code: unknown }> {
+  const response = await fetch(`${gateway.url}/usage-api/v1/summary`, {
+    headers: { authorization: `Bearer ${apiKey}` },
+  });
+  const body = (await response.json()) as { error?: { code?: unknown } };
+  return { status: response.status, code: response.ok ? undefined : body.error?.code };
+}
+
+describe('a change another process made (another Lambda instance) applies to the next request here', () => {
+  // The admin API clears only its own process's caches. These changes go to the store directly, as another
+  // instance's admin call would, leaving this process's caches warm: every route must still see them.
+  it('a key revoked elsewhere is refused by inference, token counts, model lists and usage reads', async () => {
+    const { keyId, key } = await gateway.admin.createMemberWithKey({ dailyTokens: 1_000_000 });
+    expect(await outcome(ask(key))).toEqual({ status: 200, code: undefined });
+    expect(await countTokens(key)).toEqual({ status: 200, code: undefined });
+    expect(await outcome(listModels(key))).toEqual({ status: 200, code: undefined });
+    expect(await readUsage(key)).toEqual({ status: 200, code: undefined });
+    upstream.reset();
+
+    await revokeKey(gateway.host.services.control, keyId);
+    expect(await outcome(ask(key))).toEqual({ status: 401, code: 'key_revoked' });
+    expect(await countTokens(key)).toEqual({ status: 401, code: 'key_revoked' });
+    expect(await outcome(listModels(key))).toEqual({ status: 401, code: 'key_revoked' });
+    expect(await readUsage(key)).toEqual({ status: 401, code: 'key_revoked' });
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  it('a member suspended elsewhere is refused the same way', async () => {
+    const { memberId, key } = await gateway.admin.createMemberWithKey({ dailyTokens: 1_000_000 });
+    expect(await outcome(ask(key))).toEqual({ status: 200, code: undefined });
+    expect(await countTokens(key)).toEqual({ status: 200, code: undefined });
+    upstream.reset();
+
+    await setMemberStatus(gateway.host.services.control, memberId, 'suspended');
+    expect(await outcome(ask(key))).toEqual({ status: 403, code: 'member_suspended' });
+    expect(await countTokens(key)).toEqual({ status: 403, code: 'member_suspended' });
+    expect(await outcome(listModels(key))).toEqual({ status: 403, code: 'member_suspended' });
+    expect(await readUsage(key)).toEqual({ status: 403, code: 'member_suspended' });
+    expect(upstream.requests).toHaveLength(0);
   });
 });
