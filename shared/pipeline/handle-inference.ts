@@ -18,6 +18,7 @@ import { newId } from '../store/ids.ts';
 import { putRunningRecord, type RunningRecord } from '../store/usage-record-store.ts';
 import type { ClientWireHandler } from './client-wire-handler.ts';
 import { dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
+import { forwardedHeaders, withForwardedHeaders } from './forwarded-headers.ts';
 import { relayEventStream } from './relay-event-stream.ts';
 import { readAndRoute } from './route-request.ts';
 import { translateRequest } from './wire-translation.ts';
@@ -79,6 +80,7 @@ async function runPipeline(
     },
   );
   const providerWire = providerWireFor(connection.wire);
+  const forwarded = forwardedHeaders(providerWire, wireHandler.wire === connection.wire, request.headers);
   const credential = await services.secrets.read(connection.secretName);
 
   const admission = await admit(services, {
@@ -132,13 +134,16 @@ async function runPipeline(
   let call: Awaited<ReturnType<typeof dispatchUpstream>>;
   try {
     call = await dispatchUpstream(
-      providerWire.buildUpstreamRequest({
-        target: { baseUrl: connection.baseUrl, credential },
-        body: translation.upstreamBody,
-        upstreamModel: model.upstreamModel,
-        stream,
-        operation: 'generate',
-      }),
+      withForwardedHeaders(
+        providerWire.buildUpstreamRequest({
+          target: { baseUrl: connection.baseUrl, credential },
+          body: translation.upstreamBody,
+          upstreamModel: model.upstreamModel,
+          stream,
+          operation: 'generate',
+        }),
+        forwarded,
+      ),
       { clientSignal: request.clientSignal, timeoutMs: timeLeft() },
     );
   } catch (error) {

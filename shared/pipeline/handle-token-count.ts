@@ -6,6 +6,7 @@ import type { RouteMatch } from '../http/route-table.ts';
 import { providerWireFor } from '../providers/provider-wires.ts';
 import type { ClientRequestReader } from './client-wire-handler.ts';
 import { dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
+import { forwardedHeaders, withForwardedHeaders } from './forwarded-headers.ts';
 import { readAndRoute } from './route-request.ts';
 
 /**
@@ -41,16 +42,21 @@ async function countTokens(
   );
   const { model, connection } = routed;
   const providerWire = providerWireFor(connection.wire);
+  // Counting is always native: only messages-format connections count.
+  const forwarded = forwardedHeaders(providerWire, true, request.headers);
   const credential = await services.secrets.read(connection.secretName);
 
   const call = await dispatchUpstream(
-    providerWire.buildUpstreamRequest({
-      target: { baseUrl: connection.baseUrl, credential },
-      body,
-      upstreamModel: model.upstreamModel,
-      stream: false,
-      operation: 'count-tokens',
-    }),
+    withForwardedHeaders(
+      providerWire.buildUpstreamRequest({
+        target: { baseUrl: connection.baseUrl, credential },
+        body,
+        upstreamModel: model.upstreamModel,
+        stream: false,
+        operation: 'count-tokens',
+      }),
+      forwarded,
+    ),
     { clientSignal: request.clientSignal, timeoutMs: config.upstreamTimeoutMs },
   );
   // The upstream's answer, error or not, with its own status (spec §7 rule 1).

@@ -39,6 +39,12 @@ export interface BuildUpstreamRequestInput {
  */
 export interface ProviderWire {
   readonly wire: UpstreamWire;
+  /**
+   * Client headers (lower-case names) that reach this upstream when the client speaks this same format, such as
+   * the feature flags its SDK sends. Each is a comma-separated list of names; nothing else of the client's
+   * headers ever goes upstream.
+   */
+  readonly forwardedClientHeaders: readonly string[];
   buildUpstreamRequest(input: BuildUpstreamRequestInput): UpstreamHttpRequest;
   /** Usage in a whole (non-streamed) response body; `undefined` when absent. */
   usageFromBody(body: unknown): UsageReport | undefined;

@@ -20,7 +20,7 @@ function messagesUrl(baseUrl: string, operation: WireOperation): string {
   }
 }
 
-/** Only the provider credential goes upstream; the client's own headers never reach this function. */
+/** The provider credential and the pinned version; of the client's headers only `forwardedClientHeaders` go too. */
 function messagesHeaders(target: UpstreamTarget): Record<string, string> {
   return {
     'content-type': 'application/json',
@@ -32,6 +32,9 @@ function messagesHeaders(target: UpstreamTarget): Record<string, string> {
 /** The messages-format vendor API and engines compatible with it. */
 export const anthropicMessagesWire: ProviderWire = {
   wire: 'anthropic-messages',
+  // Beta feature flags (prompt caching, extended context, interleaved thinking…): the body fields they unlock
+  // are refused without them.
+  forwardedClientHeaders: ['anthropic-beta'],
   buildUpstreamRequest({ target, body, upstreamModel, stream, operation }) {
     const upstreamBody: Record<string, unknown> = { ...body, model: upstreamModel };
     if (operation === 'generate') {

@@ -49,6 +49,7 @@ function rewriteNestedModel(body: Record<string, unknown>, upstreamModel: string
 /** The generate-content vendor API and engines compatible with it. */
 export const geminiWire: ProviderWire = {
   wire: 'gemini',
+  forwardedClientHeaders: [],
   buildUpstreamRequest({ target, body, upstreamModel, stream, operation }) {
     // The model travels in the path; a `model` in the body would name the client's model, not the upstream's.
     const { model: _clientModel, ...upstreamBody } = body;

@@ -5,6 +5,7 @@ import { chatUsageFromBody, createChatStreamUsageReader } from './openai-chat-us
 /** OpenAI-compatible Chat Completions upstreams (plain, GLM-type, DeepSeek-type). */
 export const openaiChatWire: ProviderWire = {
   wire: 'openai-chat',
+  forwardedClientHeaders: [],
   buildUpstreamRequest({ target, body, upstreamModel, stream }) {
     const upstreamBody: Record<string, unknown> = { ...body, model: upstreamModel };
     if (stream) {

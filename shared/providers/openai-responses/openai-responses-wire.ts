@@ -5,6 +5,7 @@ import { createOpenaiResponsesStreamUsageReader, openaiResponsesUsageFromBody } 
 /** The OpenAI Responses API and engines compatible with it. */
 export const openaiResponsesWire: ProviderWire = {
   wire: 'openai-responses',
+  forwardedClientHeaders: [],
   buildUpstreamRequest({ target, body, upstreamModel, stream, operation }) {
     switch (operation) {
       case 'generate':
