@@ -75,9 +75,16 @@ function csvCells(row: DetailRow): (string | number | boolean | null)[] {
   ];
 }
 
+/** Text a spreadsheet would run as a formula (OWASP's CSV injection list). */
+const formulaStart = /^[=+\-@\t\r]/;
+
+/**
+ * One RFC 4180 field. Text that a spreadsheet would take for a formula (a key named `=HYPERLINK(…)`) gets a
+ * leading apostrophe, so opening the export never runs it; numbers are written as numbers.
+ */
 export function csvField(value: string | number | boolean | null): string {
   if (value === null) return '';
-  const text = String(value);
+  const text = typeof value === 'string' && formulaStart.test(value) ? `'${value}` : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
