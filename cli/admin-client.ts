@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../shared/validation/zod.ts';
 import { AdminRequestError } from './cli-errors.ts';
 import type { AdminRequest } from './command-definition.ts';
 
@@ -14,7 +14,7 @@ const defaultTimeoutMs = 30_000;
 
 // Tolerant: only the fields the message needs, and all of them optional beyond the message itself.
 const errorEnvelope = z.object({
-  error: z.object({ message: z.string(), code: z.string().nullish(), type: z.string().nullish() }),
+  error: z.object({ message: z.string(), code: z.nullish(z.string()), type: z.nullish(z.string()) }),
 });
 
 /** Sends one admin request and returns the parsed JSON answer; every failure is an `AdminRequestError`. */

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../shared/validation/zod.ts';
 
 /**
  * The CLI's own reading of the admin API's answers. It shares no code with the server (the CLI speaks HTTP
@@ -6,16 +6,16 @@ import * as z from 'zod';
  * and plain strings where the server may add states later.
  */
 
-const policySchema = z
-  .object({
-    dailyTokens: z.number().nullish(),
-    rpm: z.number().nullish(),
-    concurrency: z.number().nullish(),
-    maxOutput: z.number().nullish(),
-    providers: z.array(z.string()).nullish(),
-    models: z.array(z.string()).nullish(),
-  })
-  .nullish();
+const policySchema = z.nullish(
+  z.object({
+    dailyTokens: z.nullish(z.number()),
+    rpm: z.nullish(z.number()),
+    concurrency: z.nullish(z.number()),
+    maxOutput: z.nullish(z.number()),
+    providers: z.nullish(z.array(z.string())),
+    models: z.nullish(z.array(z.string())),
+  }),
+);
 export type PolicyView = z.infer<typeof policySchema>;
 
 export const memberSchema = z.object({
@@ -24,26 +24,26 @@ export const memberSchema = z.object({
   role: z.string(),
   status: z.string(),
   policy: policySchema,
-  createdAt: z.string().nullish(),
-  holdings: z.object({ usd: z.number(), at: z.string() }).nullish(),
+  createdAt: z.nullish(z.string()),
+  holdings: z.nullish(z.object({ usd: z.number(), at: z.string() })),
 });
 export type MemberView = z.infer<typeof memberSchema>;
 
 export const keySchema = z.object({
   id: z.string(),
   memberId: z.string(),
-  name: z.string().nullish(),
+  name: z.nullish(z.string()),
   state: z.string(),
-  keyPrefix: z.string().nullish(),
-  expiresAt: z.string().nullish(),
+  keyPrefix: z.nullish(z.string()),
+  expiresAt: z.nullish(z.string()),
   policy: policySchema,
-  createdAt: z.string().nullish(),
-  rotatedAt: z.string().nullish(),
+  createdAt: z.nullish(z.string()),
+  rotatedAt: z.nullish(z.string()),
 });
 export type KeyView = z.infer<typeof keySchema>;
 
 /** The answer to issuing or rotating a key: the only time the secret is ever seen. */
-export const issuedKeySchema = keySchema.extend({ key: z.string() });
+export const issuedKeySchema = z.extend(keySchema, { key: z.string() });
 export type IssuedKeyView = z.infer<typeof issuedKeySchema>;
 
 export const connectionSchema = z.object({
@@ -51,9 +51,9 @@ export const connectionSchema = z.object({
   provider: z.string(),
   wire: z.string(),
   baseUrl: z.string(),
-  models: z.array(z.string()).nullish(),
-  upstream: z.string().nullish(),
+  models: z.nullish(z.array(z.string())),
+  upstream: z.nullish(z.string()),
   enabled: z.boolean(),
-  createdAt: z.string().nullish(),
+  createdAt: z.nullish(z.string()),
 });
 export type ConnectionView = z.infer<typeof connectionSchema>;

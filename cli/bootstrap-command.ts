@@ -5,8 +5,9 @@
  * not have. So this one command goes around it: with the caller's AWS credentials it reads the stage's stack
  * outputs (DescribeStacks) and writes the administrator straight into the stage's control table, through the same
  * store code that bootstraps the local host (shared/admin/bootstrap-admin.ts). It is the CLI's one use of the
- * store, and why run-cli.ts loads this module only when the command is `bootstrap`; the only other import of
- * shared/ is the pure rules for 0.1 usage records, so the CLI checks a file exactly as the server will.
+ * store, and why run-cli.ts loads this module only when the command is `bootstrap`; the only other imports of
+ * shared/ are the pure rules for 0.1 usage records, so the CLI checks a file exactly as the server will, and
+ * shared/validation/zod.ts, the one configured zod.
  */
 import { parseArgs } from 'node:util';
 import { CloudFormationClient, DescribeStacksCommand, type Output } from '@aws-sdk/client-cloudformation';

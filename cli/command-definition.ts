@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from '../shared/validation/zod.ts';
 import { AdminRequestError, UsageError } from './cli-errors.ts';
 import type { FlagDefinition, FlagMap, FlagOccurrences } from './flag-definitions.ts';
 
@@ -47,7 +47,7 @@ export interface CommandSpec<Flags extends FlagMap, Operands extends readonly st
     input: CommandInput<Flags, Operands>,
   ) => AdminRequest | readonly AdminRequest[] | Promise<AdminRequest | readonly AdminRequest[]>;
   /** Tolerant schema of the successful answer: only what `render` reads. */
-  readonly result: z.ZodType<Result>;
+  readonly result: z.ZodMiniType<Result>;
   /** How the answers of several requests add up to the one answer that is printed. */
   readonly combine?: (results: readonly Result[]) => Result;
   /** The readable form; `--json` prints the answer as received instead. */
@@ -117,7 +117,7 @@ function isRequestList(built: AdminRequest | readonly AdminRequest[]): built is 
   return Array.isArray(built);
 }
 
-function parseResult<Result>(schema: z.ZodType<Result>, result: unknown): Result {
+function parseResult<Result>(schema: z.ZodMiniType<Result>, result: unknown): Result {
   const parsed = schema.safeParse(result);
   if (!parsed.success) {
     const [issue] = parsed.error.issues;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../shared/validation/zod.ts';
 import { connectionSchema, issuedKeySchema, keySchema, memberSchema } from './admin-views.ts';
 import { type Command, defineCommand } from './command-definition.ts';
 import {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../shared/validation/zod.ts';
 import { UsageError } from './cli-errors.ts';
 
 /**

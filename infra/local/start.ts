@@ -1,13 +1,13 @@
-import * as z from 'zod';
+import * as z from '../../shared/validation/zod.ts';
 import { startGatewayHost } from './gateway-host.ts';
 
 /** `npm start`: the gateway on one machine. Settings come from the environment; see the README. */
 const settings = z
   .object({
-    PORT: z.coerce.number().int().min(0).max(65_535).default(8787),
-    HOST: z.string().min(1).default('127.0.0.1'),
-    GATEWAY_DATA_DIR: z.string().min(1).default('.data'),
-    GATEWAY_ADMIN_KEY: z.string().min(1).optional(),
+    PORT: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(65_535)), 8787),
+    HOST: z._default(z.string().check(z.minLength(1)), '127.0.0.1'),
+    GATEWAY_DATA_DIR: z._default(z.string().check(z.minLength(1)), '.data'),
+    GATEWAY_ADMIN_KEY: z.optional(z.string().check(z.minLength(1))),
   })
   .parse(process.env);
 

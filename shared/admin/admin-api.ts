@@ -1,4 +1,3 @@
-import type * as z from 'zod';
 import { authenticate } from '../auth/authenticate.ts';
 import { type GatewayServices, secretNameForConnection } from '../config/gateway-services.ts';
 import { badRequest, forbidden, notFound } from '../http/gateway-error.ts';
@@ -12,6 +11,7 @@ import { holderMemberId, toConnectionView } from '../store/control-items.ts';
 import { createKey, listKeys, revokeKey, rotateKey } from '../store/key-store.ts';
 import { importLegacyUsageRecords } from '../store/legacy-usage-store.ts';
 import { createMember, getMember, listMembers, setHolderHoldings, setMemberStatus } from '../store/member-store.ts';
+import type * as z from '../validation/zod.ts';
 import {
   createConnectionBody,
   createKeyBody,
@@ -31,7 +31,7 @@ interface AdminRoute {
   action: AdminAction;
 }
 
-function parseBody<Schema extends z.ZodType>(schema: Schema, request: GatewayRequest): z.infer<Schema> {
+function parseBody<Schema extends z.ZodMiniType>(schema: Schema, request: GatewayRequest): z.infer<Schema> {
   const parsed = schema.safeParse(readJsonObject(request));
   if (!parsed.success) throw badRequest('invalid_request', describeIssues(parsed.error));
   return parsed.data;

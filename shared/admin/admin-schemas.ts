@@ -1,49 +1,47 @@
-import * as z from 'zod';
 import { upstreamWires } from '../http/wire.ts';
-import { memberRoles, policySchema } from '../store/control-items.ts';
+import { type MemberRole, memberRoles, policySchema } from '../store/control-items.ts';
+import * as z from '../validation/zod.ts';
 import { maxLegacyRecordsPerRequest } from './legacy-usage-record.ts';
 
+/** Roles `POST /members` may give: a holder wallet's member is created when its holdings are first set. */
+const creatableRoles = memberRoles.filter((role): role is Exclude<MemberRole, 'holder'> => role !== 'holder');
+
 /** Bodies the admin API accepts: strict, so a misspelt field is an error rather than silently ignored. */
-export const createMemberBody = z
-  .object({
-    name: z.string().trim().min(1).max(200),
-    role: z.enum(memberRoles).exclude(['holder']).default('member'),
-    policy: policySchema.default({}),
-  })
-  .strict();
+export const createMemberBody = z.strictObject({
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
+  role: z._default(z.enum(creatableRoles), 'member'),
+  policy: z._default(policySchema, {}),
+});
 
-const keyPolicySchema = policySchema.omit({ dailyTokens: true });
+const keyPolicySchema = z.omit(policySchema, { dailyTokens: true });
 
-export const createKeyBody = z
-  .object({
-    memberId: z.string().min(1),
-    name: z.string().trim().min(1).max(200).default('default'),
-    expiresAt: z.iso.datetime({ offset: true }).nullish(),
-    policy: keyPolicySchema.default({}),
-  })
-  .strict();
+export const createKeyBody = z.strictObject({
+  memberId: z.string().check(z.minLength(1)),
+  name: z._default(z.string().check(z.trim(), z.minLength(1), z.maxLength(200)), 'default'),
+  expiresAt: z.nullish(z.iso.datetime({ offset: true })),
+  policy: z._default(keyPolicySchema, {}),
+});
 
-export const createConnectionBody = z
-  .object({
-    provider: z
-      .string()
-      .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'a provider name is lowercase letters, digits, ".", "_" or "-"'),
-    wire: z.enum(upstreamWires),
-    baseUrl: z.url({ protocol: /^https?$/ }),
-    models: z.array(z.string().min(1).max(256)).default([]),
-    upstream: z.string().min(1).default('lb'),
-    apiKey: z.string().min(1).max(10_000),
-  })
-  .strict();
+export const createConnectionBody = z.strictObject({
+  provider: z
+    .string()
+    .check(z.regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'a provider name is lowercase letters, digits, ".", "_" or "-"')),
+  wire: z.enum(upstreamWires),
+  baseUrl: z.url({ protocol: /^https?$/ }),
+  models: z._default(z.array(z.string().check(z.minLength(1), z.maxLength(256))), []),
+  upstream: z._default(z.string().check(z.minLength(1)), 'lb'),
+  apiKey: z.string().check(z.minLength(1), z.maxLength(10_000)),
+});
 
 /** A wallet address or name as the holdings source knows it; kept to characters that are safe in paths and keys. */
 export const walletSchema = z
   .string()
-  .regex(/^[A-Za-z0-9._:-]{3,128}$/, 'a wallet is 3-128 letters, digits, ".", "_", ":" or "-"');
+  .check(z.regex(/^[A-Za-z0-9._:-]{3,128}$/, 'a wallet is 3-128 letters, digits, ".", "_", ":" or "-"'));
 
-export const setHoldingsBody = z.object({ wallet: walletSchema, usd: z.number().finite().nonnegative() }).strict();
+// z.number() refuses Infinity and NaN by itself, so no separate finiteness check is needed.
+export const setHoldingsBody = z.strictObject({ wallet: walletSchema, usd: z.number().check(z.nonnegative()) });
 
 /** A batch of 0.1 usage records; each record is read by `readLegacyUsageRecord`, which reports its own problems. */
-export const importLegacyUsageBody = z
-  .object({ records: z.array(z.unknown()).min(1).max(maxLegacyRecordsPerRequest) })
-  .strict();
+export const importLegacyUsageBody = z.strictObject({
+  records: z.array(z.unknown()).check(z.minLength(1), z.maxLength(maxLegacyRecordsPerRequest)),
+});

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import * as z from 'zod';
 import type { LegacyUsageRecord } from '../store/legacy-usage-store.ts';
+import * as z from '../validation/zod.ts';
 
 /**
  * The usage records of the earlier engine generation (0.1), as the import accepts them.
@@ -63,33 +63,36 @@ const latest = Date.UTC(2100, 0, 1);
 const timestampError = 'expected an ISO-8601 date-time with a zone, or epoch seconds or milliseconds';
 const statusError = 'expected an HTTP status (100-599) or a short outcome word';
 
-const text = z.string().trim().min(1).max(256);
-const tokenCount = z.number().int().nonnegative().nullish();
+const text = z.string().check(z.trim(), z.minLength(1), z.maxLength(256));
+const tokenCount = z.nullish(z.number().check(z.int(), z.nonnegative()));
 
 const knownFieldsSchema = z.object({
   timestamp: z.union(
-    [z.iso.datetime({ offset: true, error: timestampError }), z.number().nonnegative(timestampError)],
+    [z.iso.datetime({ offset: true, error: timestampError }), z.number().check(z.nonnegative(timestampError))],
     {
       error: timestampError,
     },
   ),
-  requestId: text.nullish(),
-  keyId: text.nullish(),
-  memberId: text.nullish(),
+  requestId: z.nullish(text),
+  keyId: z.nullish(text),
+  memberId: z.nullish(text),
   provider: text,
   model: text,
-  status: z
-    .union(
-      [z.number().int(statusError).min(100, statusError).max(599, statusError), z.string().trim().min(1).max(64)],
+  status: z.nullish(
+    z.union(
+      [
+        z.number().check(z.int(statusError), z.gte(100, statusError), z.lte(599, statusError)),
+        z.string().check(z.trim(), z.minLength(1), z.maxLength(64)),
+      ],
       {
         error: statusError,
       },
-    )
-    .nullish(),
+    ),
+  ),
   inputTokens: tokenCount,
   cachedInputTokens: tokenCount,
   outputTokens: tokenCount,
-  durationMs: z.number().nonnegative().nullish(),
+  durationMs: z.nullish(z.number().check(z.nonnegative())),
 });
 
 // Names are compared without case, `_` or `-`, so `output_text`, `outputText` and `Output-Text` are one name.

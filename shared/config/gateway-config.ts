@@ -1,50 +1,53 @@
-import * as z from 'zod';
+import * as z from '../validation/zod.ts';
 
-const commaList = z.string().transform((value) =>
-  value
-    .split(',')
-    .map((item) => item.trim())
-    .filter((item) => item.length > 0),
+const commaList = z.pipe(
+  z.string(),
+  z.transform((value: string) =>
+    value
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0),
+  ),
 );
 
-const tag = z.string().regex(/^[a-z0-9]{1,16}$/, 'a tag is 1-16 lowercase letters or digits');
+const tag = z.string().check(z.regex(/^[a-z0-9]{1,16}$/, 'a tag is 1-16 lowercase letters or digits'));
 
 /**
  * Everything configurable, parsed once at start from the environment the host provides. Nothing in shared/
  * reads process.env: hosts pass the environment to `parseGatewayConfig`.
  */
 const environmentSchema = z.object({
-  GATEWAY_KEY_TAG: tag.default('gw'),
-  GATEWAY_HOLDER_TAG: tag.default('hold'),
+  GATEWAY_KEY_TAG: z._default(tag, 'gw'),
+  GATEWAY_HOLDER_TAG: z._default(tag, 'hold'),
   /** The valid upstream prefixes, in order; `lb` is the default upstream. Production lists 17. */
-  GATEWAY_UPSTREAM_PREFIXES: commaList.default(['lb', 'lb2', 'alpha', 'beta', 'gamma']),
+  GATEWAY_UPSTREAM_PREFIXES: z._default(commaList, ['lb', 'lb2', 'alpha', 'beta', 'gamma']),
   /** How long the gateway waits for an upstream's response headers, and then between stream chunks. */
-  GATEWAY_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(300_000),
+  GATEWAY_UPSTREAM_TIMEOUT_MS: z._default(z.coerce.number().check(z.int(), z.positive()), 300_000),
   /**
    * The longest a request may run, stream included, from admission to its end (504 after it): inside Lambda's
    * 15 minutes, so settlement still runs, and the bound a concurrency lease must outlast.
    */
-  GATEWAY_MAX_REQUEST_MS: z.coerce.number().int().positive().default(840_000),
-  GATEWAY_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(2_097_152),
+  GATEWAY_MAX_REQUEST_MS: z._default(z.coerce.number().check(z.int(), z.positive()), 840_000),
+  GATEWAY_BODY_LIMIT_BYTES: z._default(z.coerce.number().check(z.int(), z.positive()), 2_097_152),
   /** Output allowance reserved when neither the request, the model nor the policy states a maximum. */
-  GATEWAY_DEFAULT_OUTPUT_CAP: z.coerce.number().int().positive().default(4096),
+  GATEWAY_DEFAULT_OUTPUT_CAP: z._default(z.coerce.number().check(z.int(), z.positive()), 4096),
   /** How long key, member and connection lookups are cached in memory. Revocation does not wait for it. */
-  GATEWAY_CACHE_TTL_MS: z.coerce.number().int().nonnegative().default(30_000),
-  GATEWAY_TABLE_CONTROL: z.string().min(3),
-  GATEWAY_TABLE_USAGE: z.string().min(3),
-  GATEWAY_TABLE_ROLLUPS: z.string().min(3),
+  GATEWAY_CACHE_TTL_MS: z._default(z.coerce.number().check(z.int(), z.nonnegative()), 30_000),
+  GATEWAY_TABLE_CONTROL: z.string().check(z.minLength(3)),
+  GATEWAY_TABLE_USAGE: z.string().check(z.minLength(3)),
+  GATEWAY_TABLE_ROLLUPS: z.string().check(z.minLength(3)),
   /** Usage records of the earlier engine generation (0.1), kept apart from gateway records (spec §9). */
-  GATEWAY_TABLE_LEGACY_USAGE: z.string().min(3),
+  GATEWAY_TABLE_LEGACY_USAGE: z.string().check(z.minLength(3)),
   /** Set by the local host to its embedded store; absent on AWS. */
-  GATEWAY_DYNAMODB_ENDPOINT: z.url().optional(),
-  AWS_REGION: z.string().default('us-east-1'),
-  GATEWAY_SECRET_STORE: z.enum(['file', 'secrets-manager']).default('secrets-manager'),
+  GATEWAY_DYNAMODB_ENDPOINT: z.optional(z.url()),
+  AWS_REGION: z._default(z.string(), 'us-east-1'),
+  GATEWAY_SECRET_STORE: z._default(z.enum(['file', 'secrets-manager']), 'secrets-manager'),
   /** The local secret file (mode 0600), with `GATEWAY_SECRET_STORE=file`. */
-  GATEWAY_SECRET_FILE: z.string().optional(),
+  GATEWAY_SECRET_FILE: z.optional(z.string()),
   /** Name prefix of the Secrets Manager secrets that hold provider credentials. */
-  GATEWAY_SECRET_PREFIX: z.string().default('model-gateway/dev'),
+  GATEWAY_SECRET_PREFIX: z._default(z.string(), 'model-gateway/dev'),
   /** CloudWatch namespace of the EMF metrics; set by the stack, absent on the local host, which emits none. */
-  GATEWAY_METRICS_NAMESPACE: z.string().min(1).optional(),
+  GATEWAY_METRICS_NAMESPACE: z.optional(z.string().check(z.minLength(1))),
 });
 
 export type GatewayConfig = ReturnType<typeof toConfig>;

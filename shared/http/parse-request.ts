@@ -1,8 +1,8 @@
-import type * as z from 'zod';
+import type * as z from '../validation/zod.ts';
 import { badRequest } from './gateway-error.ts';
 
 /** One readable sentence from zod's issues, naming where each problem is. */
-export function describeIssues(error: z.ZodError): string {
+export function describeIssues(error: z.core.$ZodError): string {
   const problems = error.issues
     .slice(0, 5)
     .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'body'}: ${issue.message}`);
@@ -10,7 +10,7 @@ export function describeIssues(error: z.ZodError): string {
 }
 
 /** A client's body read through `schema`; a body it refuses is a 400 `invalid_request` naming the problems. */
-export function parseRequest<Schema extends z.ZodType>(schema: Schema, value: unknown): z.output<Schema> {
+export function parseRequest<Schema extends z.ZodMiniType>(schema: Schema, value: unknown): z.output<Schema> {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw badRequest('invalid_request', describeIssues(parsed.error));
   return parsed.data;

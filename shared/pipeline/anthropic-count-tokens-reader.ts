@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { parseRequest } from '../http/parse-request.ts';
+import * as z from '../validation/zod.ts';
 import type { ClientRequestReader } from './client-wire-handler.ts';
 
 /**
@@ -7,12 +7,10 @@ import type { ClientRequestReader } from './client-wire-handler.ts';
  * `messages` are read; the rest (system, tools, thinking, ...) reaches the provider untouched.
  * https://docs.anthropic.com/en/api/messages-count-tokens
  */
-const countTokensRequestSchema = z
-  .object({
-    model: z.string().min(1).max(256),
-    messages: z.array(z.object({ role: z.string().min(1) }).loose()).min(1),
-  })
-  .loose();
+const countTokensRequestSchema = z.looseObject({
+  model: z.string().check(z.minLength(1), z.maxLength(256)),
+  messages: z.array(z.looseObject({ role: z.string().check(z.minLength(1)) })).check(z.minLength(1)),
+});
 
 /** The Messages token count (`POST /v1/messages/count_tokens`): routed like an inference, never admitted. */
 export const anthropicCountTokensReader: ClientRequestReader = {

@@ -1,30 +1,26 @@
-import * as z from 'zod';
 import { parseRequest } from '../http/parse-request.ts';
 import { renderError } from '../http/render-error.ts';
+import * as z from '../validation/zod.ts';
 import type { ClientWireHandler } from './client-wire-handler.ts';
 
-const messageSchema = z
-  .object({
-    role: z.string().min(1),
-    content: z.union([z.string(), z.array(z.unknown())]),
-  })
-  .loose();
+const messageSchema = z.looseObject({
+  role: z.string().check(z.minLength(1)),
+  content: z.union([z.string(), z.array(z.unknown())]),
+});
 
 /**
- * The Messages request as clients send it: strict on the fields the gateway reads, open (`.loose()`) for the
+ * The Messages request as clients send it: strict on the fields the gateway reads, open (`z.looseObject`) for the
  * rest, which reach the provider untouched. `max_tokens` is required by the vendor but not by every compatible
  * engine, so its absence is left to the upstream to judge.
  * https://docs.anthropic.com/en/api/messages
  */
-export const messagesRequestSchema = z
-  .object({
-    model: z.string().min(1).max(256),
-    messages: z.array(messageSchema).min(1),
-    max_tokens: z.number().int().positive().optional(),
-    stream: z.boolean().optional(),
-    tools: z.array(z.unknown()).optional(),
-  })
-  .loose();
+export const messagesRequestSchema = z.looseObject({
+  model: z.string().check(z.minLength(1), z.maxLength(256)),
+  messages: z.array(messageSchema).check(z.minLength(1)),
+  max_tokens: z.optional(z.number().check(z.int(), z.positive())),
+  stream: z.optional(z.boolean()),
+  tools: z.optional(z.array(z.unknown())),
+});
 
 /** The Messages client wire (`POST /v1/messages`). */
 export const anthropicMessagesHandler: ClientWireHandler = {

@@ -1,22 +1,20 @@
-import * as z from 'zod';
 import { badRequest } from '../http/gateway-error.ts';
 import { parseRequest } from '../http/parse-request.ts';
 import { renderError } from '../http/render-error.ts';
+import * as z from '../validation/zod.ts';
 import type { ClientWireHandler } from './client-wire-handler.ts';
 import { parseGenerateContentPath } from './generate-content-path.ts';
 
 /**
- * The generate-content request as clients send it: strict on the fields the gateway reads, open (`.loose()`)
+ * The generate-content request as clients send it: strict on the fields the gateway reads, open (`z.looseObject`)
  * for the rest, which reach the provider untouched. The model is in the path, not the body.
  * https://ai.google.dev/api/generate-content#request-body
  */
-const generateContentRequestSchema = z
-  .object({
-    contents: z.array(z.object({ role: z.string().optional(), parts: z.array(z.unknown()) }).loose()).min(1),
-    generationConfig: z.object({ maxOutputTokens: z.number().int().positive().nullish() }).loose().nullish(),
-    tools: z.array(z.unknown()).optional(),
-  })
-  .loose();
+const generateContentRequestSchema = z.looseObject({
+  contents: z.array(z.looseObject({ role: z.optional(z.string()), parts: z.array(z.unknown()) })).check(z.minLength(1)),
+  generationConfig: z.nullish(z.looseObject({ maxOutputTokens: z.nullish(z.number().check(z.int(), z.positive())) })),
+  tools: z.optional(z.array(z.unknown())),
+});
 
 /** The generate-content client wire (`POST /v1beta/models/<provider/model>:generateContent` and the stream). */
 export const geminiHandler: ClientWireHandler = {

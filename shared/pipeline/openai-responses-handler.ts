@@ -1,22 +1,20 @@
-import * as z from 'zod';
 import { parseRequest } from '../http/parse-request.ts';
+import * as z from '../validation/zod.ts';
 import type { ClientWireHandler } from './client-wire-handler.ts';
 
 /**
- * The Responses request as clients send it: strict on the fields the gateway reads, open (`.loose()`) for the
+ * The Responses request as clients send it: strict on the fields the gateway reads, open (`z.looseObject`) for the
  * rest, which reach the provider untouched. `input` may be left out when a request continues a stored response
  * or uses a prompt template, so it is only checked for its shape.
  * https://platform.openai.com/docs/api-reference/responses/create
  */
-const responsesRequestSchema = z
-  .object({
-    model: z.string().min(1).max(256),
-    input: z.union([z.string(), z.array(z.unknown())]).optional(),
-    stream: z.boolean().nullish(),
-    max_output_tokens: z.number().int().positive().nullish(),
-    tools: z.array(z.unknown()).optional(),
-  })
-  .loose();
+const responsesRequestSchema = z.looseObject({
+  model: z.string().check(z.minLength(1), z.maxLength(256)),
+  input: z.optional(z.union([z.string(), z.array(z.unknown())])),
+  stream: z.nullish(z.boolean()),
+  max_output_tokens: z.nullish(z.number().check(z.int(), z.positive())),
+  tools: z.optional(z.array(z.unknown())),
+});
 
 /** The Responses client wire (`POST /v1/responses`). */
 export const openaiResponsesHandler: ClientWireHandler = {

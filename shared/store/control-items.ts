@@ -1,19 +1,17 @@
-import * as z from 'zod';
+import * as z from '../validation/zod.ts';
 
 /**
  * Item shapes of the control table. Member items also carry admission state (key generations, token buckets,
  * rate windows, leases) so that ONE conditional write admits a request; see admission-store.ts.
  */
-export const policySchema = z
-  .object({
-    dailyTokens: z.number().int().nonnegative().optional(),
-    rpm: z.number().int().positive().optional(),
-    concurrency: z.number().int().positive().optional(),
-    maxOutput: z.number().int().positive().optional(),
-    providers: z.array(z.string().min(1)).optional(),
-    models: z.array(z.string().min(1)).optional(),
-  })
-  .strict();
+export const policySchema = z.strictObject({
+  dailyTokens: z.optional(z.number().check(z.int(), z.nonnegative())),
+  rpm: z.optional(z.number().check(z.int(), z.positive())),
+  concurrency: z.optional(z.number().check(z.int(), z.positive())),
+  maxOutput: z.optional(z.number().check(z.int(), z.positive())),
+  providers: z.optional(z.array(z.string().check(z.minLength(1)))),
+  models: z.optional(z.array(z.string().check(z.minLength(1)))),
+});
 export type Policy = z.infer<typeof policySchema>;
 
 export const memberRoles = ['admin', 'member', 'holder'] as const;

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { badRequest } from '../http/gateway-error.ts';
+import * as z from '../validation/zod.ts';
 import { defaultPeriodId, type PeriodId, periodIds } from './usage-period.ts';
 
 /** Whose traffic: the viewer's member (everyone), or the whole team (administrators only). */
@@ -14,29 +14,29 @@ export interface UsageQuery {
   providers: string[];
 }
 
-const identifier = z.string().trim().min(1).max(200);
+const identifier = z.string().check(z.trim(), z.minLength(1), z.maxLength(200));
 
-const querySchema = z
-  .object({
-    period: z.enum(periodIds).default(defaultPeriodId),
-    scope: z.enum(['own', 'team']).default('own'),
-    // Not `key`: the read stage refuses that name as a credential in the URL.
-    keyId: identifier.optional(),
-    // A comma-separated list, so a multi-select fits in one parameter; repeated names are merged.
-    providers: z
-      .string()
-      .default('')
-      .transform((value) => [
+const querySchema = z.strictObject({
+  period: z._default(z.enum(periodIds), defaultPeriodId),
+  scope: z._default(z.enum(['own', 'team']), 'own'),
+  // Not `key`: the read stage refuses that name as a credential in the URL.
+  keyId: z.optional(identifier),
+  // A comma-separated list, so a multi-select fits in one parameter; repeated names are merged.
+  providers: z.pipe(
+    z.pipe(
+      z._default(z.string(), ''),
+      z.transform((value: string) => [
         ...new Set(
           value
             .split(',')
             .map((name) => name.trim())
             .filter((name) => name.length > 0),
         ),
-      ])
-      .pipe(z.array(identifier).max(50)),
-  })
-  .strict();
+      ]),
+    ),
+    z.array(identifier).check(z.maxLength(50)),
+  ),
+});
 
 /** Reads `period`, `scope`, `keyId` and `providers` from the query string; anything else is a 400. */
 export function parseUsageQuery(query: URLSearchParams): UsageQuery {

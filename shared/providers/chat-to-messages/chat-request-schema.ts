@@ -1,58 +1,58 @@
-import * as z from 'zod';
+import * as z from '../../validation/zod.ts';
 
 /**
  * The Chat Completions request as the translator reads it. The pipeline's own schema only checks what every
  * route needs; translation reads every message part, so it checks them here: strict on the fields it reads,
- * `.loose()` on objects because clients send fields (`name`, `detail`, vendor extensions) that it may ignore.
+ * `z.looseObject` for objects because clients send fields (`name`, `detail`, vendor extensions) that it may ignore.
  * https://platform.openai.com/docs/api-reference/chat/create
  */
 
-const textPartSchema = z.object({ type: z.literal('text'), text: z.string() }).loose();
+const textPartSchema = z.looseObject({ type: z.literal('text'), text: z.string() });
 
-const imagePartSchema = z
-  .object({ type: z.literal('image_url'), image_url: z.object({ url: z.string().min(1) }).loose() })
-  .loose();
+const imagePartSchema = z.looseObject({
+  type: z.literal('image_url'),
+  image_url: z.looseObject({ url: z.string().check(z.minLength(1)) }),
+});
 
 /** Parts the chat wire allows but the messages upstream cannot take; the converter refuses them by name. */
-const untranslatablePartSchema = z.object({ type: z.enum(['input_audio', 'file', 'video_url']) }).loose();
+const untranslatablePartSchema = z.looseObject({ type: z.enum(['input_audio', 'file', 'video_url']) });
 
-const refusalPartSchema = z.object({ type: z.literal('refusal'), refusal: z.string() }).loose();
+const refusalPartSchema = z.looseObject({ type: z.literal('refusal'), refusal: z.string() });
 
 const userPartSchema = z.discriminatedUnion('type', [textPartSchema, imagePartSchema, untranslatablePartSchema]);
 const assistantPartSchema = z.discriminatedUnion('type', [textPartSchema, refusalPartSchema]);
 
 const textContentSchema = z.union([z.string(), z.array(textPartSchema)]);
 
-export const chatToolCallSchema = z
-  .object({
-    id: z.string().min(1),
-    type: z.literal('function'),
-    function: z.object({ name: z.string().min(1), arguments: z.string() }).loose(),
-  })
-  .loose();
+export const chatToolCallSchema = z.looseObject({
+  id: z.string().check(z.minLength(1)),
+  type: z.literal('function'),
+  function: z.looseObject({ name: z.string().check(z.minLength(1)), arguments: z.string() }),
+});
 
-const systemMessageSchema = z.object({ role: z.enum(['system', 'developer']), content: textContentSchema }).loose();
+const systemMessageSchema = z.looseObject({ role: z.enum(['system', 'developer']), content: textContentSchema });
 
-const userMessageSchema = z
-  .object({ role: z.literal('user'), content: z.union([z.string(), z.array(userPartSchema)]) })
-  .loose();
+const userMessageSchema = z.looseObject({
+  role: z.literal('user'),
+  content: z.union([z.string(), z.array(userPartSchema)]),
+});
 
-const assistantMessageSchema = z
-  .object({
-    role: z.literal('assistant'),
-    content: z.union([z.string(), z.array(assistantPartSchema)]).nullish(),
-    refusal: z.string().nullish(),
-    tool_calls: z.array(chatToolCallSchema).nullish(),
-    // DeepSeek-type APIs return the model's reasoning here, and clients send it back on later turns.
-    reasoning_content: z.string().nullish(),
-    // The deprecated single-function form; refused by the converter so a conversation never loses a call.
-    function_call: z.unknown().optional(),
-  })
-  .loose();
+const assistantMessageSchema = z.looseObject({
+  role: z.literal('assistant'),
+  content: z.nullish(z.union([z.string(), z.array(assistantPartSchema)])),
+  refusal: z.nullish(z.string()),
+  tool_calls: z.nullish(z.array(chatToolCallSchema)),
+  // DeepSeek-type APIs return the model's reasoning here, and clients send it back on later turns.
+  reasoning_content: z.nullish(z.string()),
+  // The deprecated single-function form; refused by the converter so a conversation never loses a call.
+  function_call: z.optional(z.unknown()),
+});
 
-const toolMessageSchema = z
-  .object({ role: z.literal('tool'), tool_call_id: z.string().min(1), content: textContentSchema })
-  .loose();
+const toolMessageSchema = z.looseObject({
+  role: z.literal('tool'),
+  tool_call_id: z.string().check(z.minLength(1)),
+  content: textContentSchema,
+});
 
 export const chatMessageSchema = z.discriminatedUnion('role', [
   systemMessageSchema,
@@ -61,40 +61,34 @@ export const chatMessageSchema = z.discriminatedUnion('role', [
   toolMessageSchema,
 ]);
 
-const functionToolSchema = z
-  .object({
-    type: z.literal('function'),
-    function: z
-      .object({
-        name: z.string().min(1),
-        description: z.string().nullish(),
-        parameters: z.record(z.string(), z.unknown()).nullish(),
-      })
-      .loose(),
-  })
-  .loose();
+const functionToolSchema = z.looseObject({
+  type: z.literal('function'),
+  function: z.looseObject({
+    name: z.string().check(z.minLength(1)),
+    description: z.nullish(z.string()),
+    parameters: z.nullish(z.record(z.string(), z.unknown())),
+  }),
+});
 
 /** Read loosely and decided by the converter, so each refused form gets its own code and message. */
-const toolChoiceSchema = z.union([z.string(), z.object({ type: z.string() }).loose()]);
+const toolChoiceSchema = z.union([z.string(), z.looseObject({ type: z.string() })]);
 
-export const chatToMessagesRequestSchema = z
-  .object({
-    model: z.string().min(1),
-    messages: z.array(chatMessageSchema).min(1),
-    stream: z.boolean().nullish(),
-    max_tokens: z.number().int().positive().nullish(),
-    max_completion_tokens: z.number().int().positive().nullish(),
-    temperature: z.number().nonnegative().nullish(),
-    top_p: z.number().min(0).max(1).nullish(),
-    stop: z.union([z.string(), z.array(z.string())]).nullish(),
-    tools: z.array(functionToolSchema).nullish(),
-    tool_choice: toolChoiceSchema.nullish(),
-    parallel_tool_calls: z.boolean().nullish(),
-    n: z.number().int().positive().nullish(),
-    logprobs: z.boolean().nullish(),
-    response_format: z.object({ type: z.string() }).loose().nullish(),
-  })
-  .loose();
+export const chatToMessagesRequestSchema = z.looseObject({
+  model: z.string().check(z.minLength(1)),
+  messages: z.array(chatMessageSchema).check(z.minLength(1)),
+  stream: z.nullish(z.boolean()),
+  max_tokens: z.nullish(z.number().check(z.int(), z.positive())),
+  max_completion_tokens: z.nullish(z.number().check(z.int(), z.positive())),
+  temperature: z.nullish(z.number().check(z.nonnegative())),
+  top_p: z.nullish(z.number().check(z.gte(0), z.lte(1))),
+  stop: z.nullish(z.union([z.string(), z.array(z.string())])),
+  tools: z.nullish(z.array(functionToolSchema)),
+  tool_choice: z.nullish(toolChoiceSchema),
+  parallel_tool_calls: z.nullish(z.boolean()),
+  n: z.nullish(z.number().check(z.int(), z.positive())),
+  logprobs: z.nullish(z.boolean()),
+  response_format: z.nullish(z.looseObject({ type: z.string() })),
+});
 
 export type ChatToMessagesRequest = z.infer<typeof chatToMessagesRequestSchema>;
 export type ChatMessage = z.infer<typeof chatMessageSchema>;

@@ -1,8 +1,8 @@
-import * as z from 'zod';
+import * as z from '../../validation/zod.ts';
 import { parseJson } from '../parse-json.ts';
 
 /**
- * The messages-format answer as the translator reads it: tolerant (`.nullish()`, flat blocks) because
+ * The messages-format answer as the translator reads it: tolerant (`z.nullish()`, flat blocks) because
  * compatible engines omit fields and add block types. The usage counts are read by the anthropic-messages
  * wire's own usage reader, which knows their traps; only the content and stop reason are read here.
  * https://docs.anthropic.com/en/api/messages and https://docs.anthropic.com/en/docs/build-with-claude/streaming
@@ -10,25 +10,25 @@ import { parseJson } from '../parse-json.ts';
 
 const contentBlockSchema = z.object({
   type: z.string(),
-  text: z.string().nullish(),
-  thinking: z.string().nullish(),
-  id: z.string().nullish(),
-  name: z.string().nullish(),
-  input: z.unknown().optional(),
+  text: z.nullish(z.string()),
+  thinking: z.nullish(z.string()),
+  id: z.nullish(z.string()),
+  name: z.nullish(z.string()),
+  input: z.optional(z.unknown()),
 });
 
 export type MessagesContentBlock = z.infer<typeof contentBlockSchema>;
 
 export const messagesResponseSchema = z.object({
-  content: z.array(contentBlockSchema).nullish(),
-  stop_reason: z.string().nullish(),
+  content: z.nullish(z.array(contentBlockSchema)),
+  stop_reason: z.nullish(z.string()),
 });
 
 const contentDeltaSchema = z.object({
   type: z.string(),
-  text: z.string().nullish(),
-  thinking: z.string().nullish(),
-  partial_json: z.string().nullish(),
+  text: z.nullish(z.string()),
+  thinking: z.nullish(z.string()),
+  partial_json: z.nullish(z.string()),
 });
 
 /** An event type this list does not know (new ones may appear, says the vendor) fails to parse and is skipped. */
@@ -36,7 +36,7 @@ export const messagesStreamEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('message_start') }),
   z.object({
     type: z.literal('message_delta'),
-    delta: z.object({ stop_reason: z.string().nullish() }).nullish(),
+    delta: z.nullish(z.object({ stop_reason: z.nullish(z.string()) })),
   }),
   z.object({ type: z.literal('content_block_start'), index: z.number(), content_block: contentBlockSchema }),
   z.object({ type: z.literal('content_block_delta'), index: z.number(), delta: contentDeltaSchema }),
@@ -45,7 +45,7 @@ export const messagesStreamEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ping') }),
   z.object({
     type: z.literal('error'),
-    error: z.object({ type: z.string().nullish(), message: z.string().nullish() }).nullish(),
+    error: z.nullish(z.object({ type: z.nullish(z.string()), message: z.nullish(z.string()) })),
   }),
 ]);
 

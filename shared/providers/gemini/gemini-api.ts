@@ -1,9 +1,9 @@
-import * as z from 'zod';
+import * as z from '../../validation/zod.ts';
 import { parseJson } from '../parse-json.ts';
 
 /**
  * What the generate-content vendor API returns, read tolerantly: only the fields the gateway uses, each
- * `.nullish()`. A streamed chunk (`:streamGenerateContent?alt=sse`) has the same shape as a whole response.
+ * `z.nullish()`. A streamed chunk (`:streamGenerateContent?alt=sse`) has the same shape as a whole response.
  * https://ai.google.dev/api/generate-content#generatecontentresponse
  */
 
@@ -14,48 +14,48 @@ import { parseJson } from '../parse-json.ts';
  * https://ai.google.dev/api/generate-content#UsageMetadata
  */
 export const geminiUsageMetadataSchema = z.object({
-  promptTokenCount: z.number().nullish(),
-  cachedContentTokenCount: z.number().nullish(),
-  candidatesTokenCount: z.number().nullish(),
-  thoughtsTokenCount: z.number().nullish(),
-  toolUsePromptTokenCount: z.number().nullish(),
+  promptTokenCount: z.nullish(z.number()),
+  cachedContentTokenCount: z.nullish(z.number()),
+  candidatesTokenCount: z.nullish(z.number()),
+  thoughtsTokenCount: z.nullish(z.number()),
+  toolUsePromptTokenCount: z.nullish(z.number()),
 });
 
 export type GeminiUsageMetadata = z.infer<typeof geminiUsageMetadataSchema>;
 
 /** Flat and optional: a part holds exactly one kind of data, and kinds get added. */
 const partSchema = z.object({
-  text: z.string().nullish(),
-  thought: z.boolean().nullish(),
-  functionCall: z
-    .object({
-      id: z.string().nullish(),
-      name: z.string().nullish(),
-      args: z.record(z.string(), z.unknown()).nullish(),
-    })
-    .nullish(),
+  text: z.nullish(z.string()),
+  thought: z.nullish(z.boolean()),
+  functionCall: z.nullish(
+    z.object({
+      id: z.nullish(z.string()),
+      name: z.nullish(z.string()),
+      args: z.nullish(z.record(z.string(), z.unknown())),
+    }),
+  ),
 });
 
 const candidateSchema = z.object({
-  index: z.number().nullish(),
-  content: z.object({ role: z.string().nullish(), parts: z.array(partSchema).nullish() }).nullish(),
+  index: z.nullish(z.number()),
+  content: z.nullish(z.object({ role: z.nullish(z.string()), parts: z.nullish(z.array(partSchema)) })),
   /** Present on the last chunk of a candidate only: `STOP`, `MAX_TOKENS`, `SAFETY`, ... */
-  finishReason: z.string().nullish(),
+  finishReason: z.nullish(z.string()),
 });
 
 export const geminiErrorSchema = z.object({
-  code: z.number().nullish(),
-  message: z.string().nullish(),
-  status: z.string().nullish(),
+  code: z.nullish(z.number()),
+  message: z.nullish(z.string()),
+  status: z.nullish(z.string()),
 });
 
 export const geminiResponseSchema = z.object({
-  candidates: z.array(candidateSchema).nullish(),
+  candidates: z.nullish(z.array(candidateSchema)),
   /** Set instead of candidates when the prompt itself was blocked; that response is final too. */
-  promptFeedback: z.object({ blockReason: z.string().nullish() }).nullish(),
-  usageMetadata: geminiUsageMetadataSchema.nullish(),
+  promptFeedback: z.nullish(z.object({ blockReason: z.nullish(z.string()) })),
+  usageMetadata: z.nullish(geminiUsageMetadataSchema),
   /** A stream that fails after its first byte ends with a chunk holding only this. */
-  error: geminiErrorSchema.nullish(),
+  error: z.nullish(geminiErrorSchema),
 });
 
 export type GeminiResponse = z.infer<typeof geminiResponseSchema>;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../validation/zod.ts';
 import { parseJson } from '../parse-json.ts';
 import { geminiErrorSchema } from './gemini-api.ts';
 
@@ -16,7 +16,7 @@ export interface GeminiErrorDetails {
  */
 const geminiErrorBodySchema = z.union([
   z.object({ error: geminiErrorSchema }),
-  z.tuple([z.object({ error: geminiErrorSchema })]).rest(z.unknown()),
+  z.tuple([z.object({ error: geminiErrorSchema })], z.unknown()),
 ]);
 
 /**

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from '../../validation/zod.ts';
 import { parseJson } from '../parse-json.ts';
 import type { StreamUsageReader, UsageReport } from '../usage-report.ts';
 import { chatCompletionChunkSchema, chatCompletionResponseSchema, type chatUsageSchema } from './openai-chat-api.ts';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../validation/zod.ts';
 import { parseJson } from '../parse-json.ts';
 import { openaiResponsesErrorSchema } from './openai-responses-api.ts';
 
@@ -15,7 +15,7 @@ export interface OpenaiResponsesErrorDetails {
  */
 const openaiResponsesErrorBodySchema = z.union([
   z.object({ error: openaiResponsesErrorSchema }),
-  openaiResponsesErrorSchema.extend({ type: z.literal('error') }),
+  z.extend(openaiResponsesErrorSchema, { type: z.literal('error') }),
 ]);
 
 /** `undefined` when the text is neither shape (a proxy's HTML page, say), so the caller can fall back to the status. */
