@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { estimateInputTokens } from '../../shared/accounting/estimate-input-tokens.ts';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { refusal } from '../support/openai-refusal.ts';
 import { type MemberPolicy, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { allRecords, memberAfterSettlement, settledRecord } from '../support/usage-records.ts';
 
@@ -56,16 +57,6 @@ function post(key: string, body: Record<string, unknown>, path = '/chat/completi
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-}
-
-async function refusal(promise: Promise<unknown>) {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof OpenAI.APIError) return { status: error.status, code: error.code };
-    throw error;
-  }
-  throw new Error('the request was not refused');
 }
 
 const hello = [{ role: 'user' as const, content: 'hello there' }];

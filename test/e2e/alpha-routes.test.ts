@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { refusal } from '../support/openai-refusal.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { memberAfterSettlement, settledRecord } from '../support/usage-records.ts';
 
@@ -54,16 +55,6 @@ const weatherTool = {
   },
 };
 const question = [{ role: 'user' as const, content: 'What is the weather in Oslo?' }];
-
-async function refusal(promise: Promise<unknown>) {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof OpenAI.APIError) return { status: error.status, code: error.code };
-    throw error;
-  }
-  throw new Error('the request was not refused');
-}
 
 describe('K2.7 models: chat completions translated to the messages-style route', () => {
   it('runs a tool-calling loop (call, tool result, final answer) without streaming', async () => {

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { refusal } from '../support/openai-refusal.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 let upstream: FakeUpstream;
@@ -30,16 +31,6 @@ const ask = (apiKey: string, body: Partial<OpenAI.ChatCompletionCreateParamsNonS
     messages: [{ role: 'user', content: 'hi' }],
     ...body,
   });
-
-async function refusal(promise: Promise<unknown>): Promise<{ status: number; code: string | null | undefined }> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof OpenAI.APIError) return { status: error.status ?? 0, code: error.code };
-    throw error;
-  }
-  throw new Error('the request was not refused');
-}
 
 describe('authentication (spec §5): 401 for missing, invalid, rotated, revoked and expired keys', () => {
   it('refuses a missing or unknown key', async () => {

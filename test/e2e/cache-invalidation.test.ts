@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { revokeKey } from '../../shared/store/key-store.ts';
 import { setMemberStatus } from '../../shared/store/member-store.ts';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { outcome } from '../support/openai-refusal.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 /**
@@ -46,17 +47,6 @@ beforeEach(() => upstream.reset());
 const messages = [{ role: 'user' as const, content: 'hi' }];
 const sdk = (apiKey: string) => new OpenAI({ apiKey, baseURL: gateway.baseURL, maxRetries: 0 });
 const ask = (apiKey: string) => sdk(apiKey).chat.completions.create({ model: 'cached-model', messages });
-
-/** The status and code of a request, refused or not. */
-async function outcome(promise: Promise<unknown>): Promise<{ status: number | undefined; code: unknown }> {
-  try {
-    await promise;
-    return { status: 200, code: undefined };
-  } catch (error) {
-    if (error instanceof OpenAI.APIError) return { status: error.status, code: error.code };
-    throw error;
-  }
-}
 
 /** `GET /v1/models` authenticates but admits nothing: only the principal cache stands between it and the store. */
 const listModels = (apiKey: string) => sdk(apiKey).models.list();

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { refusal } from '../support/openai-refusal.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { settledRecord } from '../support/usage-records.ts';
 
@@ -47,16 +48,6 @@ afterAll(async () => {
 beforeEach(() => upstream.reset());
 
 const messages = [{ role: 'user' as const, content: 'hi' }];
-
-async function refusal(promise: Promise<unknown>) {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof OpenAI.APIError) return { status: error.status, code: error.code };
-    throw error;
-  }
-  throw new Error('the request was not refused');
-}
 
 describe('one upstream request per client request (spec §4.3 rule 5)', () => {
   it('relays an upstream 500 after exactly one upstream request, though a second connection serves the model', async () => {

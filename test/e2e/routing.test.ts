@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { refusal } from '../support/openai-refusal.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { settledRecord } from '../support/usage-records.ts';
 
@@ -45,16 +46,6 @@ afterAll(async () => {
 beforeEach(() => upstream.reset());
 
 const messages = [{ role: 'user' as const, content: 'hi' }];
-
-async function refusal(promise: Promise<unknown>) {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof OpenAI.APIError) return { status: error.status, code: error.code };
-    throw error;
-  }
-  throw new Error('the request was not refused');
-}
 
 describe('routing (spec §4.3)', () => {
   it('rotates over enabled connections and never calls a disabled one', async () => {
