@@ -5,11 +5,12 @@ import type { ClientWire, UpstreamWire } from '../http/wire.ts';
  * of their own. Prices are data for display only: the usage view shows no cost (spec §4.6 rule 6).
  */
 export interface CatalogModel {
+  /** `provider/model`, derived from the two. */
   publicId: string;
   provider: string;
+  /** The bare id; a request may name the model by it alone when no other provider has it. */
   model: string;
   name: string;
-  aliases: string[];
   /** The name the upstream knows; the original id when the spec states none. */
   upstreamModel: string;
   contextWindow: number | null;
@@ -32,13 +33,11 @@ export interface CatalogModel {
 
 const alphaEffort = { supported: ['low', 'high', 'max'], default: 'high' };
 
-export const catalogModels: readonly CatalogModel[] = [
+const catalogEntries: readonly Omit<CatalogModel, 'publicId'>[] = [
   {
-    publicId: 'alpha/alpha-k3',
     provider: 'alpha',
     model: 'alpha-k3',
     name: 'Alpha K3',
-    aliases: ['alpha-k3'],
     upstreamModel: 'k3',
     contextWindow: 1_048_576,
     maxOutput: null,
@@ -52,11 +51,9 @@ export const catalogModels: readonly CatalogModel[] = [
     holderPerk: 'paused',
   },
   {
-    publicId: 'alpha/alpha-k3-256k',
     provider: 'alpha',
     model: 'alpha-k3-256k',
     name: 'Alpha K3 256K',
-    aliases: ['alpha-k3-256k'],
     upstreamModel: 'k3-256k',
     contextWindow: 262_144,
     maxOutput: null,
@@ -70,11 +67,9 @@ export const catalogModels: readonly CatalogModel[] = [
     holderPerk: 'paused',
   },
   {
-    publicId: 'alpha/alpha-k2.7-code',
     provider: 'alpha',
     model: 'alpha-k2.7-code',
     name: 'Alpha K2.7 Code',
-    aliases: ['alpha-k2.7-code'],
     upstreamModel: 'alpha-for-coding',
     contextWindow: 262_144,
     maxOutput: null,
@@ -88,11 +83,9 @@ export const catalogModels: readonly CatalogModel[] = [
     holderPerk: 'paused',
   },
   {
-    publicId: 'alpha/alpha-k2.7-code-highspeed',
     provider: 'alpha',
     model: 'alpha-k2.7-code-highspeed',
     name: 'Alpha K2.7 Code HighSpeed',
-    aliases: ['alpha-k2.7-code-highspeed'],
     upstreamModel: 'alpha-for-coding-highspeed',
     contextWindow: 262_144,
     maxOutput: null,
@@ -106,11 +99,9 @@ export const catalogModels: readonly CatalogModel[] = [
     holderPerk: 'paused',
   },
   {
-    publicId: 'beta/beta-4-31b',
     provider: 'beta',
     model: 'beta-4-31b',
     name: 'Beta 4 31B',
-    aliases: ['beta-4-31b'],
     upstreamModel: 'beta-4-31b',
     contextWindow: 131_000,
     maxOutput: 32_768,
@@ -124,11 +115,9 @@ export const catalogModels: readonly CatalogModel[] = [
     holderPerk: 'available',
   },
   {
-    publicId: 'gamma/gamma',
     provider: 'gamma',
     model: 'gamma',
     name: 'Gamma (experimental)',
-    aliases: ['gamma'],
     upstreamModel: 'gamma',
     contextWindow: null,
     maxOutput: null,
@@ -142,3 +131,8 @@ export const catalogModels: readonly CatalogModel[] = [
     holderPerk: 'none',
   },
 ];
+
+export const catalogModels: readonly CatalogModel[] = catalogEntries.map((entry) => ({
+  ...entry,
+  publicId: `${entry.provider}/${entry.model}`,
+}));

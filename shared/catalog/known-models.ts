@@ -7,7 +7,6 @@ export interface KnownModel {
   publicId: string;
   provider: string;
   model: string;
-  aliases: string[];
   upstreamModel: string;
   wires: ClientWire[];
   upstreamMarker: string | null;
@@ -51,7 +50,6 @@ export function knownModels(connections: readonly ConnectionItem[]): KnownModel[
       publicId: entry.publicId,
       provider: entry.provider,
       model: entry.model,
-      aliases: entry.aliases,
       upstreamModel: entry.upstreamModel,
       wires: [...entry.wires],
       upstreamMarker: entry.upstreamMarker,
@@ -68,7 +66,6 @@ export function knownModels(connections: readonly ConnectionItem[]): KnownModel[
         publicId,
         provider: connection.provider,
         model,
-        aliases: [model],
         upstreamModel: model,
         wires: [...wires],
         upstreamMarker: null,

@@ -29,7 +29,7 @@ export function resolveModel(
     throw notFound('unknown_model', `The model "${requested}" is not known to this gateway.`);
   }
 
-  const matches = models.filter((model) => model.model === requested || model.aliases.includes(requested));
+  const matches = models.filter((model) => model.model === requested);
   const first = matches[0];
   if (!first) throw notFound('unknown_model', `The model "${requested}" is not known to this gateway.`);
   if (matches.length > 1) {
