@@ -1,14 +1,42 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Files whose outcome depends on the calendar clock (UTC days and minutes, holder days, lease expiry, the request
+ * deadline). They run once on the real clock with everything else, and again with the gateway's calendar clock held
+ * on each instant below (test/support/pinned-clock.ts), so no test depends on the time of day it runs at.
+ */
+const clockSensitiveFiles = [
+  'test/e2e/holder-keys.test.ts',
+  'test/e2e/request-deadline.test.ts',
+  'test/e2e/admission-limits.test.ts',
+  'test/e2e/accounting-rules.test.ts',
+  'test/e2e/limits.test.ts',
+  'test/accounting/admission-races.test.ts',
+  'test/accounting/accounting-faults.test.ts',
+];
+// Past instants on purpose: a deadline taken from the calendar clock would already have passed at each of them.
+const pinnedInstants = ['2024-02-29T12:30:00.000Z', '2025-12-31T23:59:50.000Z'];
+const environment = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'WARN' };
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Integration tests start real servers; two cores are shared, so keep parallelism modest.
     maxWorkers: 2,
-    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'WARN' },
+    env: environment,
     // Built Lambda bundles (test/infra/cdk-synth.test.ts) load as Node loads them on Lambda, not through Vite.
     server: { deps: { external: [/\/asset\.[0-9a-f]{64}\/index\.mjs$/] } },
+    projects: [
+      { extends: true, test: { name: 'real clock', include: ['test/**/*.test.ts'] } },
+      ...pinnedInstants.map((instant) => ({
+        extends: true as const,
+        test: {
+          name: `clock ${instant}`,
+          include: clockSensitiveFiles,
+          env: { ...environment, GATEWAY_TEST_CLOCK: instant },
+        },
+      })),
+    ],
   },
 });

@@ -17,6 +17,8 @@ export interface RequestEnding {
   completed: boolean;
   usage: UsageReport | undefined;
   endedAt: Date;
+  /** Measured on the monotonic clock by the process that ran the request; absent when it died (the reaper). */
+  durationMs?: number | undefined;
 }
 
 /**
@@ -53,7 +55,7 @@ export async function settle(services: GatewayServices, ending: RequestEnding): 
     state: ending.completed && ending.status < 400 ? 'completed' : 'failed',
     status: ending.status,
     endedAt: ending.endedAt.toISOString(),
-    durationMs: ending.endedAt.getTime() - Date.parse(record.startedAt),
+    durationMs: ending.durationMs ?? Math.max(0, ending.endedAt.getTime() - Date.parse(record.startedAt)),
     inputTokens: ending.usage?.inputTokens ?? null,
     cachedInputTokens: ending.usage?.cachedInputTokens ?? null,
     outputTokens: ending.usage?.outputTokens ?? null,

@@ -1,3 +1,5 @@
+import { monotonicNow } from '../clock/monotonic-deadline.ts';
+
 /**
  * A small in-memory cache with a time to live. It saves lookups on the hot path; nothing that must take effect
  * at once (revocation, rotation, suspension) depends on it, because the admission write re-checks those.
@@ -17,7 +19,11 @@ export class TtlCache<Value> {
     this.#maxEntries = maxEntries;
   }
 
-  async getOrLoad(key: string, load: () => Promise<Value | undefined>, now = Date.now()): Promise<Value | undefined> {
+  async getOrLoad(
+    key: string,
+    load: () => Promise<Value | undefined>,
+    now = monotonicNow(),
+  ): Promise<Value | undefined> {
     const cached = this.#entries.get(key);
     const age = cached ? now - cached.loadedAt : Number.POSITIVE_INFINITY;
     if (cached && age < this.#ttlMs) return cached.value;
@@ -44,7 +50,7 @@ export class TtlCache<Value> {
           this.#entries.delete(key);
         } else if (this.#ttlMs > 0 && this.#loading.get(key) === loading) {
           if (this.#entries.size >= this.#maxEntries) this.#entries.clear();
-          this.#entries.set(key, { value, loadedAt: Date.now() });
+          this.#entries.set(key, { value, loadedAt: monotonicNow() });
         }
         return value;
       })

@@ -5,6 +5,7 @@ import { assertSelfContainedText } from '../accounting/self-contained-text.ts';
 import { settle } from '../accounting/settle.ts';
 import { assertFitsContextWindow } from '../catalog/context-window.ts';
 import { translationHops } from '../catalog/wire-reach.ts';
+import { deadlineIn, startStopwatch } from '../clock/monotonic-deadline.ts';
 import { type GatewayServices, trackBackground } from '../config/gateway-services.ts';
 import { GatewayError } from '../http/gateway-error.ts';
 import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
@@ -108,19 +109,29 @@ async function runPipeline(
   const runningWrite = putRunningRecord(services.usage, record).catch((error: unknown) => {
     logger.warn('running record not written', { requestId, error });
   });
+  const stopwatch = startStopwatch();
   const finish = (status: number, completed: boolean, usage: UsageReport | undefined) =>
     trackBackground(
       services,
       runningWrite
-        .then(() => settle(services, { record, status, completed, usage, endedAt: services.now() }))
+        .then(() =>
+          settle(services, {
+            record,
+            status,
+            completed,
+            usage,
+            endedAt: services.now(),
+            durationMs: stopwatch.elapsedMs(),
+          }),
+        )
         // Before the lease was released the reaper settles it when the lease expires; after, the record stays
         // running (README: what settlement's ordered writes cannot promise).
         .catch((error: unknown) => logger.error('settlement failed', { requestId, error })),
     ) as Promise<void>;
   const responseHeaders = { 'x-request-id': requestId };
   // Every wait below ends by the request's deadline, so no request outlives the lease admission took for it.
-  const deadline = admission.admittedAt.getTime() + config.maxRequestMs;
-  const timeLeft = () => Math.max(1, Math.min(config.upstreamTimeoutMs, deadline - Date.now()));
+  const deadline = deadlineIn(config.maxRequestMs);
+  const timeLeft = () => Math.max(1, Math.min(config.upstreamTimeoutMs, deadline.remainingMs()));
   // The upstream could not be reached, timed out, or the client left: the answer and the record agree on it.
   const upstreamFailed = (error: unknown): GatewayResponse => {
     const answer = renderFailure(error, wireHandler.envelope, { operation: 'upstream call', requestId });

@@ -1,4 +1,5 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { Deadline } from '../clock/monotonic-deadline.ts';
 import type { StreamUsageReader, UsageReport } from '../providers/usage-report.ts';
 import { upstreamTimeoutReason } from './dispatch-upstream.ts';
 import type { EventRewriter } from './event-rewriter.ts';
@@ -18,8 +19,8 @@ export interface RelayOptions {
   /** The closing event in the client's wire, sent when the upstream fails mid-stream. */
   errorEvent: (reason: 'interrupted' | 'timeout') => string;
   idleTimeoutMs: number;
-  /** Epoch milliseconds by which the whole request must end, stream included; the stream is cut there. */
-  deadline: number;
+  /** When the whole request must end, stream included; the stream is cut there. */
+  deadline: Deadline;
   abortUpstream: (reason: unknown) => void;
 }
 
@@ -69,7 +70,7 @@ export function relayEventStream(options: RelayOptions): {
     {
       async pull(controller) {
         for (;;) {
-          const wait = Math.max(0, Math.min(options.idleTimeoutMs, options.deadline - Date.now()));
+          const wait = Math.max(0, Math.min(options.idleTimeoutMs, options.deadline.remainingMs()));
           const idle = setTimeout(() => options.abortUpstream(upstreamTimeoutReason), wait);
           let chunk: Awaited<ReturnType<typeof reader.read>>;
           try {

@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import OpenAI from 'openai';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { admit } from '../../shared/accounting/admit.ts';
 import { reapAllExpiredLeases } from '../../shared/accounting/reap-all.ts';
 import { authenticate } from '../../shared/auth/authenticate.ts';
@@ -39,11 +39,22 @@ afterAll(async () => {
 const throttled = () =>
   Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ThrottlingException' });
 let restore: (() => void) | undefined;
+// The calendar clock this run holds (real, or pinned: test/support/pinned-clock.ts), restored after each test.
+let runClock: () => Date;
+beforeEach(() => {
+  runClock = gateway.host.services.now;
+});
 afterEach(() => {
   restore?.();
   restore = undefined;
-  gateway.host.services.now = () => new Date();
+  gateway.host.services.now = runClock;
 });
+
+/** Moves the gateway's calendar clock past the lease time to live, from wherever this run holds it. */
+function pastLeaseExpiry(services: typeof gateway.host.services): void {
+  const leaseExpired = services.now().getTime() + services.config.leaseTtlMs + 1_000;
+  services.now = () => new Date(leaseExpired);
+}
 
 /**
  * Throttles the store writes that `matches` picks, and sends every other command to the real engine. Throttling
@@ -98,7 +109,7 @@ describe('accounting under store and process faults', () => {
     restore?.();
 
     const services = gateway.host.services;
-    services.now = () => new Date(Date.now() + services.config.leaseTtlMs + 1_000);
+    pastLeaseExpiry(services);
     expect(await reapAllExpiredLeases(services)).toBe(1);
     expect(await reapAllExpiredLeases(services)).toBe(0);
     const record = await settledRecord(services, requestId);
@@ -133,7 +144,7 @@ describe('accounting under store and process faults', () => {
     await expect(admit(services, { principal, requestId: 'req_died_2', reserve: 1 })).rejects.toMatchObject({
       code: 'concurrency_limit',
     });
-    services.now = () => new Date(Date.now() + services.config.leaseTtlMs + 1_000);
+    pastLeaseExpiry(services);
     // Admission itself reaps the expired lease when it stands in the way.
     await admit(services, { principal, requestId: 'req_died_3', reserve: 1 });
     const record = await settledRecord(services, 'req_died_1');

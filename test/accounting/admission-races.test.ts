@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admit } from '../../shared/accounting/admit.ts';
 import { settle } from '../../shared/accounting/settle.ts';
+import { utcDay } from '../../shared/accounting/utc-buckets.ts';
 import { authenticate } from '../../shared/auth/authenticate.ts';
 import type { GatewayServices } from '../../shared/config/gateway-services.ts';
 import { GatewayError } from '../../shared/http/gateway-error.ts';
@@ -8,6 +9,7 @@ import type { Policy } from '../../shared/store/control-items.ts';
 import { createKey, revokeKey } from '../../shared/store/key-store.ts';
 import { createMember, getMember } from '../../shared/store/member-store.ts';
 import type { RunningRecord } from '../../shared/store/usage-record-store.ts';
+import { heldClock, testInstant } from '../support/pinned-clock.ts';
 import { startTestStore } from '../support/test-store.ts';
 
 let services: GatewayServices;
@@ -15,11 +17,13 @@ let close: () => Promise<void>;
 
 beforeAll(async () => {
   ({ services, close } = await startTestStore({ GATEWAY_CACHE_TTL_MS: '60000' }));
+  // Every admission of a burst falls in one UTC minute and day, whenever the suite runs.
+  services.now = heldClock(testInstant('2026-03-02T10:15:30.000Z'));
 });
 afterAll(async () => close());
 
 async function principalWith(memberPolicy: Policy, keyPolicy: Policy = {}) {
-  const now = new Date();
+  const now = services.now();
   const member = await createMember(services.control, { name: 'racer', role: 'member', policy: memberPolicy }, now);
   const issued = await createKey(
     services.control,
@@ -61,7 +65,7 @@ function tally(outcomes: Outcome[]) {
 }
 
 async function settleAll(outcomes: Outcome[], memberId: string, keyId: string, reserve: number) {
-  const day = new Date().toISOString().slice(0, 10);
+  const day = utcDay(services.now());
   await Promise.all(
     outcomes
       .filter((outcome): outcome is Extract<Outcome, { admitted: true }> => outcome.admitted)
@@ -76,12 +80,18 @@ async function settleAll(outcomes: Outcome[], memberId: string, keyId: string, r
           upstream: 'lb',
           wire: 'openai-chat',
           stream: false,
-          startedAt: new Date().toISOString(),
+          startedAt: services.now().toISOString(),
           day,
           reserved: reserve,
           state: 'running',
         };
-        return settle(services, { record, status: 200, completed: false, usage: undefined, endedAt: new Date() });
+        return settle(services, {
+          record,
+          status: 200,
+          completed: false,
+          usage: undefined,
+          endedAt: services.now(),
+        });
       }),
   );
 }
@@ -92,7 +102,7 @@ describe('admission under concurrency, on the real store engine', () => {
     const outcomes = await admitMany(principal, 500, 10);
     expect(tally(outcomes)).toEqual({ admitted: 37, token_reservation_limit: 463 });
     const member = await getMember(services.control, memberId, true);
-    const day = new Date().toISOString().slice(0, 10);
+    const day = utcDay(services.now());
     expect(member?.tokenDays[day]).toBe(370);
     await settleAll(outcomes, memberId, keyId, 10);
     const settled = await getMember(services.control, memberId, true);
@@ -103,9 +113,6 @@ describe('admission under concurrency, on the real store engine', () => {
 
   it('admits exactly the RPM limit of 500 concurrent requests', async () => {
     const { principal } = await principalWith({ rpm: 25 });
-    // A minute boundary during the burst would open a second window; start just after one.
-    const secondsIntoMinute = new Date().getUTCSeconds();
-    if (secondsIntoMinute > 45) await new Promise((resolve) => setTimeout(resolve, (61 - secondsIntoMinute) * 1000));
     expect(tally(await admitMany(principal, 500))).toEqual({ admitted: 25, rate_limit: 475 });
   }, 60_000);
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TtlCache } from '../../shared/cache/ttl-cache.ts';
+import { monotonicNow } from '../../shared/clock/monotonic-deadline.ts';
 
 function counter() {
   let loads = 0;
@@ -34,7 +35,7 @@ describe('TtlCache', () => {
     const loaded = cache.getOrLoad('k', first.load);
     first.release('old');
     await loaded;
-    const later = Date.now() + 1_500;
+    const later = monotonicNow() + 1_500;
     const second = counter();
     expect(await cache.getOrLoad('k', second.load, later)).toBe('old');
     expect(await cache.getOrLoad('k', second.load, later)).toBe('old');
@@ -51,7 +52,7 @@ describe('TtlCache', () => {
     first.release('old');
     await loaded;
     const second = counter();
-    const waiting = cache.getOrLoad('k', second.load, Date.now() + 2_500);
+    const waiting = cache.getOrLoad('k', second.load, monotonicNow() + 2_500);
     second.release('new');
     expect(await waiting).toBe('new');
     cache.clear();

@@ -56,7 +56,7 @@ describe('holder keys (spec §2.3)', () => {
     // holdings figure is measured at noon, so on the next day it is 12.5 hours old and still counts.
     const services = gateway.host.services;
     const realNow = services.now;
-    const today = new Date();
+    const today = realNow();
     const noon = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate(), 12);
     let clock = noon;
     services.now = () => new Date(clock);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { deadlineIn } from '../../shared/clock/monotonic-deadline.ts';
 import { relayEventStream } from '../../shared/pipeline/relay-event-stream.ts';
 import { isUpstreamErrorEvent } from '../../shared/pipeline/upstream-error-event.ts';
 import { providerWireFor } from '../../shared/providers/provider-wires.ts';
@@ -19,7 +20,7 @@ async function relay(frames: readonly string[]) {
     usageReader: providerWireFor('anthropic-messages').createStreamUsageReader(),
     errorEvent: () => 'event: error\ndata: {}\n\n',
     idleTimeoutMs: 1_000,
-    deadline: Date.now() + 60_000,
+    deadline: deadlineIn(60_000),
     abortUpstream: () => {},
   });
   const text = await new Response(relayed.body).text();

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type GatewayHost, startGatewayHost } from '../../infra/local/gateway-host.ts';
 import { generateKeySecret } from '../../shared/auth/key-secret.ts';
+import { heldClock, pinnedInstant } from './pinned-clock.ts';
 
 export interface TestGateway {
   url: string;
@@ -14,7 +15,10 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-/** Starts the real local host on a free loopback port with a fresh data folder. */
+/**
+ * Starts the real local host on a free loopback port with a fresh data folder. In a run with a pinned instant
+ * (pinned-clock.ts) the gateway's calendar clock is held there.
+ */
 export async function startTestGateway(
   options: { environment?: Record<string, string>; dataDir?: string; adminKey?: string } = {},
 ): Promise<TestGateway> {
@@ -28,6 +32,8 @@ export async function startTestGateway(
     environment: { GATEWAY_CACHE_TTL_MS: '0', ...options.environment },
     reaperIntervalMs: 0,
   });
+  const instant = pinnedInstant();
+  if (instant !== undefined) host.services.now = heldClock(instant);
   return {
     url: host.url,
     baseURL: `${host.url}/v1`,
