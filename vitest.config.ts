@@ -14,6 +14,20 @@ const clockSensitiveFiles = [
   'test/accounting/admission-races.test.ts',
   'test/accounting/accounting-faults.test.ts',
 ];
+/**
+ * The accounting and usage end-to-end files, which run on the default engine (SQLite) with everything else and
+ * again on the `dynamodb` engine (the embedded dynalite): `GATEWAY_TEST_STORE`, read by test/support/test-gateway.ts.
+ */
+const engineSensitiveFiles = [
+  'test/e2e/accounting-rules.test.ts',
+  'test/e2e/admission-limits.test.ts',
+  'test/e2e/holder-keys.test.ts',
+  'test/accounting/accounting-faults.test.ts',
+  'test/usage/usage-limits-csv.test.ts',
+  'test/usage/usage-periods.test.ts',
+  'test/usage/usage-totals-map.test.ts',
+  'test/usage/usage-visibility.test.ts',
+];
 // Past instants on purpose: a deadline taken from the calendar clock would already have passed at each of them.
 const pinnedInstants = ['2024-02-29T12:30:00.000Z', '2025-12-31T23:59:50.000Z'];
 const environment = { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'WARN' };
@@ -37,6 +51,14 @@ export default defineConfig({
           env: { ...environment, GATEWAY_TEST_CLOCK: instant },
         },
       })),
+      {
+        extends: true,
+        test: {
+          name: 'dynamodb engine',
+          include: engineSensitiveFiles,
+          env: { ...environment, GATEWAY_TEST_STORE: 'dynamodb' },
+        },
+      },
     ],
   },
 });

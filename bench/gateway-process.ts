@@ -38,7 +38,7 @@ const host = await startGatewayHost({
   reaperIntervalMs: 0,
 });
 const { services } = host;
-const roundTrips = new StoreRoundTrips(services.client);
+const roundTrips = new StoreRoundTrips(services.store);
 
 let dispatchedAt: number | undefined;
 const originalFetch = globalThis.fetch;

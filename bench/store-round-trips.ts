@@ -1,4 +1,5 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoStore } from '../shared/store/dynamodb/dynamo-store.ts';
+import type { GatewayStore } from '../shared/store/store-port.ts';
 
 /** One store call as the SDK made it: which command, when it left, when its answer was back, and how many tries. */
 export interface StoreCall {
@@ -9,9 +10,10 @@ export interface StoreCall {
 }
 
 /**
- * Counts store round trips by instrumenting the gateway's own DynamoDB client: a middleware at the start of the
- * stack sees every command the gateway sends (key lookups, admission, records, rollups), whichever store module
- * sent it, and the SDK's `$metadata.attempts` adds the retries, so the count is what went over the wire.
+ * Counts store calls. On DynamoDB, by instrumenting the engine's own client: a middleware at the start of the stack
+ * sees every command (key lookups, admission, records, rollups), and the SDK's `$metadata.attempts` adds the
+ * retries, so the count is what went over the wire. On SQLite, where a call is a transaction on the gateway's own
+ * thread, by wrapping each verb of the store port: the count is transactions, named `part.verb`.
  */
 export class StoreRoundTrips {
   /** Each call, kept only while `detailed` is on: under load, keeping them would itself grow the memory measured. */
@@ -19,16 +21,26 @@ export class StoreRoundTrips {
   detailed = false;
   #total = 0;
 
-  constructor(client: DynamoDBDocumentClient) {
-    client.middlewareStack.add(
+  constructor(store: GatewayStore) {
+    if (store.engine === 'dynamodb') this.#instrumentClient(store as DynamoStore);
+    else this.#instrumentVerbs(store);
+  }
+
+  #begin(command: string): StoreCall {
+    const call: StoreCall = { command, startedAt: performance.now(), endedAt: undefined, attempts: 1 };
+    if (this.detailed) this.calls.push(call);
+    return call;
+  }
+
+  #end(call: StoreCall): void {
+    call.endedAt = performance.now();
+    this.#total += call.attempts;
+  }
+
+  #instrumentClient(store: DynamoStore): void {
+    store.client.middlewareStack.add(
       (next, context) => async (args) => {
-        const call: StoreCall = {
-          command: (context.commandName ?? 'unknown').replace(/Command$/, ''),
-          startedAt: performance.now(),
-          endedAt: undefined,
-          attempts: 1,
-        };
-        if (this.detailed) this.calls.push(call);
+        const call = this.#begin((context.commandName ?? 'unknown').replace(/Command$/, ''));
         try {
           const result = await next(args);
           const metadata = (result.output as { $metadata?: { attempts?: number } }).$metadata;
@@ -39,12 +51,28 @@ export class StoreRoundTrips {
           call.attempts = (error as { $metadata?: { attempts?: number } }).$metadata?.attempts ?? 1;
           throw error;
         } finally {
-          call.endedAt = performance.now();
-          this.#total += call.attempts;
+          this.#end(call);
         }
       },
       { step: 'initialize', name: 'benchStoreRoundTrips', priority: 'high' },
     );
+  }
+
+  #instrumentVerbs(store: GatewayStore): void {
+    const parts = ['members', 'keys', 'connections', 'admission', 'records', 'rollups', 'legacyUsage'] as const;
+    for (const part of parts) {
+      const verbs = store[part] as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+      for (const [name, verb] of Object.entries(verbs)) {
+        verbs[name] = async (...args: unknown[]) => {
+          const call = this.#begin(`${part}.${name}`);
+          try {
+            return await verb(...args);
+          } finally {
+            this.#end(call);
+          }
+        };
+      }
+    }
   }
 
   /** Round trips so far, retries included. */

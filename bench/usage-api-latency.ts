@@ -1,14 +1,12 @@
 /**
- * How fast the usage API answers for 60 days of a busy team, on the local host (dynalite on this machine).
- * Run: `npx tsx bench/usage-api-latency.ts`. Seeding writes items in the shapes settlement writes, with batch
- * writes (settling each request one by one would take far longer than the reads being measured); every read
- * goes through the real API over HTTP.
+ * How fast the usage API answers for 60 days of a busy team, on the local host, on the engine `GATEWAY_TEST_STORE`
+ * names (SQLite by default; `dynamodb` for the embedded dynalite, whose seeding takes minutes).
+ * Run: `npx tsx bench/usage-api-latency.ts`. Seeding goes through the store port (closed records, rollups added in
+ * large batches: settling each request one by one would take far longer than the reads being measured); every
+ * read goes through the real API over HTTP.
  */
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { GatewayServices } from '../shared/config/gateway-services.ts';
-import type { RollupItem } from '../shared/store/rollup-queries.ts';
-import type { UsageRecord } from '../shared/store/usage-record-store.ts';
-import { mapWithConcurrency } from '../shared/usage/map-with-concurrency.ts';
+import { mapWithConcurrency } from '../shared/async-work/map-with-concurrency.ts';
+import type { ClosedRequest, RunningRecord } from '../shared/store/usage-records.ts';
 import { startTestGateway } from '../test/support/test-gateway.ts';
 import { percentile } from './statistics.ts';
 
@@ -27,16 +25,40 @@ const routes = [
   { upstream: 'gamma', provider: 'gamma', model: 'gamma' },
 ];
 
-async function batchWrite(services: GatewayServices, tableName: string, items: Record<string, unknown>[]) {
-  const batches: Record<string, unknown>[][] = [];
-  for (let offset = 0; offset < items.length; offset += 25) batches.push(items.slice(offset, offset + 25));
-  await mapWithConcurrency(batches, 8, async (batch) => {
-    let pending = batch.map((Item) => ({ PutRequest: { Item } }));
-    while (pending.length > 0) {
-      const result = await services.client.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-      pending = (result.UnprocessedItems?.[tableName] ?? []) as typeof pending;
-    }
-  });
+function closedRequest(
+  index: number,
+  memberId: string,
+  keyId: string,
+  route: (typeof routes)[number],
+  startedAt: Date,
+): ClosedRequest {
+  const record: RunningRecord = {
+    id: `req_bench_${index}`,
+    memberId,
+    keyId,
+    ...route,
+    connectionId: 'con_bench',
+    wire: 'openai-chat',
+    stream: true,
+    startedAt: startedAt.toISOString(),
+    day: startedAt.toISOString().slice(0, 10),
+    reserved: 4_096,
+    state: 'running',
+  };
+  return {
+    record,
+    outcome: {
+      state: index % 50 === 0 ? 'failed' : 'completed',
+      status: 200,
+      endedAt: new Date(startedAt.getTime() + 3_000).toISOString(),
+      durationMs: 3_000,
+      inputTokens: 1_500,
+      cachedInputTokens: index % 5 === 0 ? null : 300,
+      outputTokens: 400,
+      charge: 1_900,
+      source: 'measured',
+    },
+  };
 }
 
 const gateway = await startTestGateway();
@@ -52,91 +74,41 @@ for (let index = 0; index < members; index++) {
 const viewer = await gateway.admin.createKey(team[0]?.memberId ?? '');
 
 // Every key busy every hour on two routes: the densest rollups this team can produce.
-const rollups: Record<string, unknown>[] = [];
-const perItem = Math.round(requestsPerDay / (24 * members * keysPerMember * 2));
+const rollupRequests: ClosedRequest[] = [];
+const perHour = Math.max(1, Math.round(requestsPerDay / (24 * members * keysPerMember * 2)));
 for (let day = 0; day < days; day++) {
-  const date = new Date(now.getTime() - day * 86_400_000).toISOString().slice(0, 10);
   for (let hour = 0; hour < 24; hour++) {
-    const hh = String(hour).padStart(2, '0');
+    const startedAt = new Date(Math.floor(now.getTime() / 86_400_000 - day) * 86_400_000 + hour * 3_600_000);
     for (const { memberId, keyIds } of team) {
       for (const [keyIndex, keyId] of keyIds.entries()) {
         for (const route of [routes[keyIndex % 4], routes[(keyIndex + 2) % 4]]) {
           if (!route) continue;
-          const item: RollupItem = {
-            pk: `day#${date}`,
-            sk: [hh, memberId, keyId, route.upstream, route.provider, route.model].join('#'),
-            hour: hh,
-            memberId,
-            keyId,
-            ...route,
-            requests: perItem,
-            failed: 1,
-            charge: perItem * 2_000,
-            inputTokens: perItem * 1_500,
-            inputTokensReported: perItem - 1,
-            cachedInputTokens: perItem * 300,
-            cachedInputTokensReported: perItem - 2,
-            outputTokens: perItem * 400,
-            outputTokensReported: perItem - 1,
-          };
-          rollups.push(item as unknown as Record<string, unknown>);
-          if (hour === 0) {
-            // The day's total for the same identity, as addToRollup keeps it beside the hours.
-            const { hour: _hour, ...total } = item;
-            rollups.push({
-              ...total,
-              sk: ['total', memberId, keyId, route.upstream, route.provider, route.model].join('#'),
-              requests: perItem * 24,
-              failed: 24,
-              charge: item.charge * 24,
-              inputTokens: item.inputTokens * 24,
-              inputTokensReported: item.inputTokensReported * 24,
-              cachedInputTokens: item.cachedInputTokens * 24,
-              cachedInputTokensReported: item.cachedInputTokensReported * 24,
-              outputTokens: item.outputTokens * 24,
-              outputTokensReported: item.outputTokensReported * 24,
-            });
+          for (let request = 0; request < perHour; request++) {
+            rollupRequests.push(closedRequest(rollupRequests.length, memberId, keyId, route, startedAt));
           }
         }
       }
     }
   }
 }
-const records: Record<string, unknown>[] = [];
+const records: ClosedRequest[] = [];
 const recordCount = recordDays * requestsPerDay;
 for (let index = 0; index < recordCount; index++) {
   const member = team[index % members];
   const route = routes[index % routes.length];
   if (!member || !route) continue;
   const startedAt = new Date(now.getTime() - 60_000 - index * ((recordDays * 86_400_000) / recordCount));
-  const record: UsageRecord = {
-    id: `req_bench_${index}`,
-    memberId: member.memberId,
-    keyId: member.keyIds[index % keysPerMember] ?? '',
-    ...route,
-    connectionId: 'con_bench',
-    wire: 'openai-chat',
-    stream: true,
-    startedAt: startedAt.toISOString(),
-    day: startedAt.toISOString().slice(0, 10),
-    reserved: 4_096,
-    state: 'completed',
-    status: 200,
-    endedAt: new Date(startedAt.getTime() + 3_000).toISOString(),
-    durationMs: 3_000,
-    inputTokens: 1_500,
-    cachedInputTokens: index % 5 === 0 ? null : 300,
-    outputTokens: 400,
-    charge: 1_900,
-    source: 'measured',
-  };
-  records.push(record as unknown as Record<string, unknown>);
+  records.push(closedRequest(index, member.memberId, member.keyIds[index % keysPerMember] ?? '', route, startedAt));
 }
 const seedStarted = performance.now();
-await batchWrite(services, services.rollups.tableName, rollups);
-await batchWrite(services, services.usage.tableName, records);
+const batches: ClosedRequest[][] = [];
+for (let offset = 0; offset < rollupRequests.length; offset += 5_000)
+  batches.push(rollupRequests.slice(offset, offset + 5_000));
+await mapWithConcurrency(batches, 4, (batch) => services.store.rollups.add(batch));
+await mapWithConcurrency(records, 16, (closed) => services.store.records.close(closed));
 process.stdout.write(
-  `seeded ${rollups.length} rollup items (${days} days) and ${records.length} records in ${Math.round((performance.now() - seedStarted) / 1000)} s\n`,
+  `seeded ${rollupRequests.length} requests into the rollups (${days} days) and ${records.length} records on ` +
+    `${services.store.engine} in ${Math.round((performance.now() - seedStarted) / 1000)} s\n`,
 );
 
 async function timed(label: string, key: string, path: string, runs = 5): Promise<void> {

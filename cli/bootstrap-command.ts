@@ -15,6 +15,7 @@ import { stackNameFor, stackOutputKeys, stagePattern, tableOutputKey } from '../
 import { bootstrapAdministrator } from '../shared/admin/bootstrap-admin.ts';
 import { parseGatewayConfig } from '../shared/config/gateway-config.ts';
 import { createGatewayServices } from '../shared/config/gateway-services.ts';
+import { dynamoStoreFromConfig } from '../shared/store/dynamodb/dynamo-store-from-config.ts';
 import { tableDefinitions, tableEnvironmentVariable } from '../shared/store/table-definitions.ts';
 import { AdminRequestError, UsageError } from './cli-errors.ts';
 import type { CliIo } from './run-cli.ts';
@@ -75,8 +76,9 @@ export async function bootstrapStage(stage: string, cloudFormation: CloudFormati
   for (const definition of tableDefinitions) {
     environment[tableEnvironmentVariable(definition.logicalName)] = deployed.tableNames[definition.logicalName] ?? '';
   }
-  // The same configuration and services the functions build, minus the secret store, which this never touches.
-  const services = createGatewayServices(parseGatewayConfig(environment));
+  // The same configuration, store and services the functions build; the secret store is never touched.
+  const config = parseGatewayConfig(environment);
+  const services = createGatewayServices(config, dynamoStoreFromConfig(config));
   try {
     const result = await bootstrapAdministrator(services, undefined);
     return { ...deployed, adminMemberId: result.adminMemberId, adminKey: result.issuedKey ?? null };
@@ -84,7 +86,7 @@ export async function bootstrapStage(stage: string, cloudFormation: CloudFormati
     if (!isAwsFailure(error)) throw error;
     throw new AdminRequestError(`could not write to the control table of stage ${stage}: ${describeAwsError(error)}`);
   } finally {
-    services.client.destroy();
+    await services.store.close();
   }
 }
 

@@ -7,10 +7,9 @@ import { bootstrapAdministrator } from '../../shared/admin/bootstrap-admin.ts';
 import { parseGatewayConfig } from '../../shared/config/gateway-config.ts';
 import { createGatewayServices, type GatewayServices } from '../../shared/config/gateway-services.ts';
 import { logger } from '../../shared/observability/logger.ts';
-import { tableEnvironment } from '../../shared/store/table-definitions.ts';
-import { startEmbeddedStore } from './embedded-store.ts';
 import { loadLocalFunctions } from './local-functions.ts';
 import { createLocalServer } from './local-server.ts';
+import { openLocalStore } from './open-local-store.ts';
 
 export interface GatewayHostOptions {
   host: string;
@@ -29,26 +28,33 @@ export interface GatewayHost {
   adminMemberId: string;
   /** The administrator key created by this start, shown once; undefined when the store already had one. */
   issuedAdminKey: string | undefined;
+  /** Which store the host opened, and what an upgrade imported into it, for the start message. */
+  storeNotes: string[];
   close(): Promise<void>;
 }
 
-/** Starts the whole gateway on one machine: embedded store, tables, first administrator, HTTP server, reaper. */
+/** Starts the whole gateway on one machine: the store (`GATEWAY_STORE`), first administrator, HTTP server, reaper. */
 export async function startGatewayHost(options: GatewayHostOptions): Promise<GatewayHost> {
   const dataDir = resolve(options.dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  const store = await startEmbeddedStore(dataDir);
   const config = parseGatewayConfig({
     ...options.environment,
-    ...tableEnvironment(store.tableNames),
-    GATEWAY_DYNAMODB_ENDPOINT: store.endpoint,
-    AWS_REGION: 'local',
+    AWS_REGION: options.environment?.AWS_REGION ?? 'local',
     GATEWAY_SECRET_STORE: 'file',
     GATEWAY_SECRET_FILE: join(dataDir, 'secrets.json'),
   });
-  const services = createGatewayServices(config);
-  const bootstrap = await bootstrapAdministrator(services, options.adminKey);
-  const server = createLocalServer(services, await loadLocalFunctions());
-  await listen(server, options.port, options.host);
+  const local = await openLocalStore(config, dataDir);
+  const services = createGatewayServices(config, local.store);
+  let server: Server;
+  let bootstrap: Awaited<ReturnType<typeof bootstrapAdministrator>>;
+  try {
+    bootstrap = await bootstrapAdministrator(services, options.adminKey);
+    server = createLocalServer(services, await loadLocalFunctions());
+    await listen(server, options.port, options.host);
+  } catch (error) {
+    await local.close();
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
 
   const reaperIntervalMs = options.reaperIntervalMs ?? 60_000;
@@ -65,6 +71,7 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
     services,
     adminMemberId: bootstrap.adminMemberId,
     issuedAdminKey: bootstrap.issuedKey,
+    storeNotes: local.notes,
     async close() {
       if (reaper) clearInterval(reaper);
       await new Promise<void>((done) => {
@@ -74,8 +81,7 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
         setTimeout(() => server.closeAllConnections(), 2_000).unref();
       });
       await Promise.allSettled([...services.background]);
-      services.client.destroy();
-      await store.close();
+      await local.close();
     },
   };
 }

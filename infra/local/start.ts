@@ -24,6 +24,7 @@ const host = await startGatewayHost({
 
 process.stdout.write(`Gateway listening on ${host.url} (data in ${settings.GATEWAY_DATA_DIR})\n`);
 process.stdout.write(`OpenAI-compatible base URL: ${host.url}/v1\n`);
+for (const note of host.storeNotes) process.stdout.write(`${note}\n`);
 if (host.issuedAdminKey) {
   process.stdout.write(
     `\nFirst start: an administrator was created. Its key is shown this once; keep it safe:\n\n  ${host.issuedAdminKey}\n\n` +

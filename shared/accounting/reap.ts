@@ -1,25 +1,24 @@
 import type { GatewayServices } from '../config/gateway-services.ts';
-import type { MemberItem } from '../store/control-items.ts';
-import { getUsageRecord, type RunningRecord } from '../store/usage-record-store.ts';
+import type { ExpiredLease } from '../store/admission.ts';
+import type { RunningRecord } from '../store/usage-records.ts';
 import { settle } from './settle.ts';
 
 /** The status recorded for a request whose process died before it could say how it ended. */
 const diedStatus = 500;
 
 /**
- * Settles the requests of one member whose leases expired: their process died between admission and
- * settlement. The reservation stays as the charge, the lease is released and the record closed as failed.
- * Settlement's once-only gate makes this safe to race with a late settlement of the same request.
+ * Settles requests whose leases expired: their process died between admission and settlement. The reservation
+ * stays as the charge, the lease is released and the record closed as failed. Settlement's once-only gate makes
+ * this safe to race with a late settlement of the same request. Returns how many this call settled.
  */
-export async function reapExpiredLeases(services: GatewayServices, member: MemberItem): Promise<number> {
+export async function reapExpiredLeases(services: GatewayServices, leases: readonly ExpiredLease[]): Promise<number> {
   const now = services.now();
   let reaped = 0;
-  for (const [requestId, lease] of Object.entries(member.leases)) {
-    if (lease.expiresAt > now.getTime()) continue;
-    const found = await getUsageRecord(services.usage, requestId);
+  for (const lease of leases) {
+    const found = await services.store.records.get(lease.requestId);
     const record: RunningRecord = {
-      id: requestId,
-      memberId: member.id,
+      id: lease.requestId,
+      memberId: lease.memberId,
       keyId: lease.keyId,
       provider: found?.provider ?? 'unknown',
       model: found?.model ?? 'unknown',
@@ -32,8 +31,14 @@ export async function reapExpiredLeases(services: GatewayServices, member: Membe
       reserved: lease.reserved,
       state: 'running',
     };
-    await settle(services, { record, status: diedStatus, completed: false, usage: undefined, endedAt: now });
-    reaped++;
+    const settled = await settle(services, {
+      record,
+      status: diedStatus,
+      completed: false,
+      usage: undefined,
+      endedAt: now,
+    });
+    if (settled) reaped++;
   }
   return reaped;
 }

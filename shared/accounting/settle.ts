@@ -1,14 +1,8 @@
+import { withRetries } from '../async-work/with-retries.ts';
 import type { GatewayServices } from '../config/gateway-services.ts';
 import { recordSettlement } from '../observability/gateway-telemetry.ts';
 import type { UsageReport } from '../providers/usage-report.ts';
-import { releaseLease } from '../store/admission-store.ts';
-import { addToRollup } from '../store/rollup-store.ts';
-import {
-  type AccountingSource,
-  closeRecord,
-  type RecordOutcome,
-  type RunningRecord,
-} from '../store/usage-record-store.ts';
+import type { AccountingSource, ClosedRequest, RunningRecord } from '../store/usage-records.ts';
 
 export interface RequestEnding {
   record: RunningRecord;
@@ -37,47 +31,31 @@ function chargeFor(
 }
 
 /**
- * Settles once, in order: the lease (the once-only gate, which also moves the day's allowance from the
- * reservation to the charge), then the record, then the rollup the usage view reads.
+ * Settles once: the store releases the lease (the once-only gate, which also moves the day's allowance from the
+ * reservation to the charge) and closes the record; then the request goes into the rollups the usage view reads.
+ * Returns whether this call settled the request (false: it was settled already).
  */
-export async function settle(services: GatewayServices, ending: RequestEnding): Promise<void> {
+export async function settle(services: GatewayServices, ending: RequestEnding): Promise<boolean> {
   const { record } = ending;
   const { charge, source } = chargeFor(ending, record.reserved);
-  const released = await releaseLease(services.control, {
-    memberId: record.memberId,
-    keyId: record.keyId,
-    requestId: record.id,
-    day: record.day,
-    chargeDelta: charge - record.reserved,
-  });
-  if (!released) return;
-  const outcome: RecordOutcome = {
-    state: ending.completed && ending.status < 400 ? 'completed' : 'failed',
-    status: ending.status,
-    endedAt: ending.endedAt.toISOString(),
-    durationMs: ending.durationMs ?? Math.max(0, ending.endedAt.getTime() - Date.parse(record.startedAt)),
-    inputTokens: ending.usage?.inputTokens ?? null,
-    cachedInputTokens: ending.usage?.cachedInputTokens ?? null,
-    outputTokens: ending.usage?.outputTokens ?? null,
-    charge,
-    source,
+  const closed: ClosedRequest = {
+    record,
+    outcome: {
+      state: ending.completed && ending.status < 400 ? 'completed' : 'failed',
+      status: ending.status,
+      endedAt: ending.endedAt.toISOString(),
+      durationMs: ending.durationMs ?? Math.max(0, ending.endedAt.getTime() - Date.parse(record.startedAt)),
+      inputTokens: ending.usage?.inputTokens ?? null,
+      cachedInputTokens: ending.usage?.cachedInputTokens ?? null,
+      outputTokens: ending.usage?.outputTokens ?? null,
+      charge,
+      source,
+    },
   };
-  // Past the gate nothing else would ever finish this request, so the record and rollup writes are retried; the
-  // close is conditional, so a retry after a write that did land changes nothing.
-  const closed = await retried(() => closeRecord(services.usage, record, outcome));
-  if (closed) await retried(() => addToRollup(services.rollups, record, outcome));
-  recordSettlement(services.config, record, outcome);
-}
-
-const settlementAttempts = 4;
-
-async function retried<T>(write: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await write();
-    } catch (error) {
-      if (attempt >= settlementAttempts) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
-    }
-  }
+  const settlement = await services.store.admission.settle(closed);
+  if (!settlement.released) return false;
+  // Past the gate nothing else would ever add this request to the rollups, so the write is retried.
+  if (settlement.closed) await withRetries(() => services.store.rollups.add([closed]));
+  recordSettlement(services.config, record, closed.outcome);
+  return true;
 }

@@ -1,4 +1,5 @@
 import { authenticate } from '../auth/authenticate.ts';
+import { issueKey, rotateKey } from '../auth/key-issuance.ts';
 import { type GatewayServices, secretNameForConnection } from '../config/gateway-services.ts';
 import { badRequest, forbidden, notFound } from '../http/gateway-error.ts';
 import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
@@ -6,11 +7,8 @@ import { describeIssues } from '../http/parse-request.ts';
 import { checkRequestEnvelope, readJsonObject } from '../http/read-request.ts';
 import { renderFailure } from '../http/render-error.ts';
 import { logger } from '../observability/logger.ts';
-import { createConnection, listConnections, setConnectionEnabled } from '../store/connection-store.ts';
-import { holderMemberId, toConnectionView } from '../store/control-items.ts';
-import { createKey, listKeys, revokeKey, rotateKey } from '../store/key-store.ts';
-import { importLegacyUsageRecords } from '../store/legacy-usage-store.ts';
-import { createMember, getMember, listMembers, setHolderHoldings, setMemberStatus } from '../store/member-store.ts';
+import { type ConnectionItem, holderMemberId, toConnectionView } from '../store/control-items.ts';
+import { newId } from '../store/ids.ts';
 import type * as z from '../validation/zod.ts';
 import {
   createConnectionBody,
@@ -43,13 +41,13 @@ const adminRoutes: AdminRoute[] = [
     pattern: '/members',
     async action(services, request) {
       const body = parseBody(createMemberBody, request);
-      return [201, { member: await createMember(services.control, body, services.now()) }];
+      return [201, { member: await services.store.members.create(body, services.now()) }];
     },
   },
   {
     method: 'GET',
     pattern: '/members',
-    action: async (services) => [200, { members: await listMembers(services.control) }],
+    action: async (services) => [200, { members: await services.store.members.list() }],
   },
   ...(['disable', 'enable', 'suspend'] as const).map(
     (verb): AdminRoute => ({
@@ -57,7 +55,7 @@ const adminRoutes: AdminRoute[] = [
       pattern: `/members/:id/${verb}`,
       async action(services, _request, id) {
         const status = verb === 'enable' ? 'active' : verb === 'disable' ? 'disabled' : 'suspended';
-        return [200, { member: await setMemberStatus(services.control, id, status) }];
+        return [200, { member: await services.store.members.setStatus(id, status) }];
       },
     }),
   ),
@@ -66,11 +64,11 @@ const adminRoutes: AdminRoute[] = [
     pattern: '/keys',
     async action(services, request) {
       const body = parseBody(createKeyBody, request);
-      const member = await getMember(services.control, body.memberId, true);
+      const member = await services.store.members.get(body.memberId, { consistent: true });
       if (!member) throw notFound('member_not_found', `No member has the id ${body.memberId}.`);
       if (member.role === 'holder') throw badRequest('holder_member', 'Holder wallets get holder keys.');
-      const issued = await createKey(
-        services.control,
+      const issued = await issueKey(
+        services.store,
         { ...body, expiresAt: body.expiresAt ?? null, tag: services.config.keyTag },
         services.now(),
       );
@@ -81,20 +79,20 @@ const adminRoutes: AdminRoute[] = [
     method: 'GET',
     pattern: '/keys',
     async action(services, request) {
-      return [200, { keys: await listKeys(services.control, request.query.get('memberId') ?? undefined) }];
+      return [200, { keys: await services.store.keys.list(request.query.get('memberId') ?? undefined) }];
     },
   },
   {
     method: 'POST',
     pattern: '/keys/:id/revoke',
-    action: async (services, _request, id) => [200, { key: await revokeKey(services.control, id) }],
+    action: async (services, _request, id) => [200, { key: await services.store.keys.revoke(id) }],
   },
   {
     method: 'POST',
     pattern: '/keys/:id/rotate',
     action: async (services, _request, id) => [
       200,
-      await rotateKey(services.control, id, services.config, services.now()),
+      await rotateKey(services.store, id, services.config, services.now()),
     ],
   },
   {
@@ -102,7 +100,7 @@ const adminRoutes: AdminRoute[] = [
     pattern: '/holders',
     async action(services, request) {
       const body = parseBody(setHoldingsBody, request);
-      return [200, { member: await setHolderHoldings(services.control, body.wallet, body.usd, services.now()) }];
+      return [200, { member: await services.store.members.setHoldings(body.wallet, body.usd, services.now()) }];
     },
   },
   {
@@ -110,12 +108,12 @@ const adminRoutes: AdminRoute[] = [
     pattern: '/holders/:id/keys',
     async action(services, _request, wallet) {
       if (!walletSchema.safeParse(wallet).success) throw badRequest('invalid_request', 'That is not a wallet name.');
-      const member = await getMember(services.control, holderMemberId(wallet), true);
+      const member = await services.store.members.get(holderMemberId(wallet), { consistent: true });
       if (member?.role !== 'holder') {
         throw notFound('holder_not_found', `No holder wallet "${wallet}"; set its holdings first.`);
       }
-      const issued = await createKey(
-        services.control,
+      const issued = await issueKey(
+        services.store,
         { memberId: member.id, name: 'holder', expiresAt: null, policy: {}, tag: services.config.holderTag },
         services.now(),
       );
@@ -130,20 +128,24 @@ const adminRoutes: AdminRoute[] = [
       if (!services.config.upstreamPrefixes.includes(body.upstream)) {
         throw badRequest('invalid_upstream', `"${body.upstream}" is not an upstream prefix of this gateway.`);
       }
+      const id = newId('con');
+      const connection: ConnectionItem = {
+        ...body,
+        id,
+        enabled: true,
+        createdAt: services.now().toISOString(),
+        secretName: secretNameForConnection(services.config, id),
+      };
       // The credential is stored first: a connection must never exist without the secret it points to.
-      const connection = await createConnection(
-        services.control,
-        { ...body, secretName: (id) => secretNameForConnection(services.config, id) },
-        services.now(),
-        async (secretName) => services.secrets.write(secretName, apiKey),
-      );
+      await services.secrets.write(connection.secretName, apiKey);
+      await services.store.connections.create(connection);
       return [201, { connection: toConnectionView(connection) }];
     },
   },
   {
     method: 'GET',
     pattern: '/connections',
-    action: async (services) => [200, { connections: (await listConnections(services.control)).map(toConnectionView) }],
+    action: async (services) => [200, { connections: (await services.store.connections.list()).map(toConnectionView) }],
   },
   ...(['enable', 'disable'] as const).map(
     (verb): AdminRoute => ({
@@ -151,7 +153,7 @@ const adminRoutes: AdminRoute[] = [
       pattern: `/connections/:id/${verb}`,
       action: async (services, _request, id) => [
         200,
-        { connection: await setConnectionEnabled(services.control, id, verb === 'enable') },
+        { connection: await services.store.connections.setEnabled(id, verb === 'enable') },
       ],
     }),
   ),
@@ -167,7 +169,7 @@ const adminRoutes: AdminRoute[] = [
         if (!reading.ok) throw badRequest('invalid_legacy_record', `records[${index}]: ${reading.problem}.`);
         return reading.record;
       });
-      return [200, await importLegacyUsageRecords(services.legacyUsage, readings, services.now())];
+      return [200, await services.store.legacyUsage.importRecords(readings, services.now())];
     },
   },
 ];

@@ -1,14 +1,7 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { issueKey } from '../auth/key-issuance.ts';
+import { hashKeySecret } from '../auth/key-secret.ts';
 import type { GatewayServices } from '../config/gateway-services.ts';
-import { getControlItem } from '../store/control-table.ts';
-import { isConditionFailure } from '../store/dynamo-client.ts';
-import { createKey, findSecret } from '../store/key-store.ts';
-import { createMember, getMember } from '../store/member-store.ts';
-
-interface BootstrapItem {
-  pk: 'meta#bootstrap';
-  adminMemberId: string;
-}
+import { StoreConflictError } from '../store/store-errors.ts';
 
 export interface BootstrapResult {
   adminMemberId: string;
@@ -36,15 +29,15 @@ export async function bootstrapAdministrator(
   const now = services.now();
   const adminMemberId = await bootstrapMemberId(services, now);
   if (adminKey !== undefined) {
-    if (!(await findSecret(services.control, adminKey))) {
-      await createKey(services.control, keyInput(adminMemberId, 'admin-from-environment', tag, adminKey), now);
+    if (!(await services.store.keys.findBySecretHash(hashKeySecret(adminKey)))) {
+      await issueKey(services.store, keyInput(adminMemberId, 'admin-from-environment', tag, adminKey), now);
     }
     return { adminMemberId, issuedKey: undefined };
   }
   // A start that died between creating the administrator and its key would otherwise leave no way in.
-  const administrator = await getMember(services.control, adminMemberId, true);
+  const administrator = await services.store.admission.account(adminMemberId);
   if (administrator && Object.keys(administrator.keys).length > 0) return { adminMemberId, issuedKey: undefined };
-  const issued = await createKey(services.control, keyInput(adminMemberId, 'bootstrap', tag, undefined), now);
+  const issued = await issueKey(services.store, keyInput(adminMemberId, 'bootstrap', tag, undefined), now);
   return { adminMemberId, issuedKey: issued.key };
 }
 
@@ -53,31 +46,15 @@ const firstAdministratorId = 'mem_administrator';
 
 /** The first administrator's id: the one recorded, or the fixed id once its member and record exist. */
 async function bootstrapMemberId(services: GatewayServices, now: Date): Promise<string> {
-  const recorded = await getControlItem<BootstrapItem>(services.control, 'meta#bootstrap', true);
-  if (recorded) return recorded.adminMemberId;
+  const { members } = services.store;
+  const recorded = await members.firstAdministrator();
+  if (recorded) return recorded;
   try {
-    await createMember(
-      services.control,
-      { id: firstAdministratorId, name: 'Administrator', role: 'admin', policy: {} },
-      now,
-    );
+    await members.create({ id: firstAdministratorId, name: 'Administrator', role: 'admin', policy: {} }, now);
   } catch (error) {
-    if (!isConditionFailure(error)) throw error;
+    if (!(error instanceof StoreConflictError)) throw error;
   }
-  try {
-    await services.control.client.send(
-      new PutCommand({
-        TableName: services.control.tableName,
-        Item: { pk: 'meta#bootstrap', adminMemberId: firstAdministratorId },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
-  const stored = await getControlItem<BootstrapItem>(services.control, 'meta#bootstrap', true);
-  if (!stored) throw new Error('the bootstrap record vanished while it was being written');
-  return stored.adminMemberId;
+  return members.recordFirstAdministrator(firstAdministratorId);
 }
 
 function keyInput(memberId: string, name: string, tag: string, secret: string | undefined) {

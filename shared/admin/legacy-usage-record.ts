@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { LegacyUsageRecord } from '../store/legacy-usage-store.ts';
+import type { LegacyUsageRecord } from '../store/usage-records.ts';
 import * as z from '../validation/zod.ts';
 
 /**

@@ -1,8 +1,6 @@
 import type { GatewayServices } from '../config/gateway-services.ts';
-import { badRequest, forbidden, unauthorized } from '../http/gateway-error.ts';
-import { toMemberProfile } from '../store/control-items.ts';
-import { findSecret, getKey } from '../store/key-store.ts';
-import { getMember } from '../store/member-store.ts';
+import { badRequest, refusalError, unauthorized } from '../http/gateway-error.ts';
+import type { MemberStatus } from '../store/control-items.ts';
 import { hashKeySecret } from './key-secret.ts';
 import type { Principal } from './principal.ts';
 
@@ -43,12 +41,12 @@ export async function authenticate(
   }
   const { keyTag, holderTag } = services.config;
   const holder = key.startsWith(`sk-${holderTag}-`);
-  if (!holder && !key.startsWith(`sk-${keyTag}-`)) throw unauthorized('invalid_key', 'The API key is not valid.');
+  if (!holder && !key.startsWith(`sk-${keyTag}-`)) throw refusalError({ reason: 'invalid_key' });
 
   const principal = options.admittedAfter
     ? await services.caches.principals.getOrLoad(hashKeySecret(key), () => loadPrincipal(services, key, holder))
     : await loadPrincipal(services, key, holder, { consistent: true });
-  if (!principal) throw unauthorized('invalid_key', 'The API key is not valid.');
+  if (!principal) throw refusalError({ reason: 'invalid_key' });
   checkPrincipal(principal, services.now());
   return principal;
 }
@@ -60,11 +58,11 @@ async function loadPrincipal(
   holder: boolean,
   { consistent } = { consistent: false },
 ): Promise<Principal | undefined> {
-  const lookup = await findSecret(services.control, key);
+  const lookup = await services.store.keys.findBySecretHash(hashKeySecret(key));
   if (!lookup) return undefined;
   const [keyItem, memberItem] = await Promise.all([
-    getKey(services.control, lookup.keyId, consistent),
-    getMember(services.control, lookup.memberId, consistent),
+    services.store.keys.get(lookup.keyId, { consistent }),
+    services.store.members.get(lookup.memberId, { consistent }),
   ]);
   // A holder key must belong to a holder wallet and a gateway key to a team member, whatever its prefix says.
   if (!keyItem || !memberItem || (memberItem.role === 'holder') !== holder) return undefined;
@@ -76,24 +74,22 @@ async function loadPrincipal(
     keyState: keyItem.state,
     keyExpiresAt: keyItem.expiresAt,
     keyPolicy: keyItem.policy,
-    member: toMemberProfile(memberItem),
+    member: memberItem,
     holder,
   };
 }
 
 /** Refusals knowable without a write; admission's condition re-checks the ones that must be current. */
 function checkPrincipal(principal: Principal, now: Date): void {
-  if (principal.keyState === 'revoked') throw unauthorized('key_revoked', 'The API key has been revoked.');
-  if (principal.generation !== principal.currentGeneration) {
-    throw unauthorized('key_rotated', 'The API key has been rotated; use its new secret.');
-  }
+  if (principal.keyState === 'revoked') throw refusalError({ reason: 'key_revoked' });
+  if (principal.generation !== principal.currentGeneration) throw refusalError({ reason: 'key_rotated' });
   if (principal.keyExpiresAt !== null && Date.parse(principal.keyExpiresAt) <= now.getTime()) {
     throw unauthorized('key_expired', 'The API key has expired.');
   }
   checkMemberStatus(principal.member.status);
 }
 
-export function checkMemberStatus(status: string): void {
-  if (status === 'disabled') throw forbidden('member_disabled', 'The member this key belongs to is disabled.');
-  if (status === 'suspended') throw forbidden('member_suspended', 'The member this key belongs to is suspended.');
+function checkMemberStatus(status: MemberStatus): void {
+  if (status === 'disabled') throw refusalError({ reason: 'member_disabled' });
+  if (status === 'suspended') throw refusalError({ reason: 'member_suspended' });
 }

@@ -1,3 +1,4 @@
+import { storeEngineNames } from '../store/store-port.ts';
 import * as z from '../validation/zod.ts';
 
 const commaList = z.pipe(
@@ -33,13 +34,25 @@ const environmentSchema = z.object({
   GATEWAY_DEFAULT_OUTPUT_CAP: z._default(z.coerce.number().check(z.int(), z.positive()), 4096),
   /** How long key, member and connection lookups are cached in memory. Revocation does not wait for it. */
   GATEWAY_CACHE_TTL_MS: z._default(z.coerce.number().check(z.int(), z.nonnegative()), 30_000),
-  GATEWAY_TABLE_CONTROL: z.string().check(z.minLength(3)),
-  GATEWAY_TABLE_USAGE: z.string().check(z.minLength(3)),
-  GATEWAY_TABLE_ROLLUPS: z.string().check(z.minLength(3)),
+  /** The store engine of `npm start`; the stack's functions always run on `dynamodb`. */
+  GATEWAY_STORE: z._default(z.enum(storeEngineNames), 'sqlite'),
+  /**
+   * The `dynamodb` engine's tables: the stack names them; on one machine they default to the local names. All
+   * four or none.
+   */
+  GATEWAY_TABLE_CONTROL: z.optional(z.string().check(z.minLength(3))),
+  GATEWAY_TABLE_USAGE: z.optional(z.string().check(z.minLength(3))),
+  GATEWAY_TABLE_ROLLUPS: z.optional(z.string().check(z.minLength(3))),
   /** Usage records of the earlier engine generation (0.1), kept apart from gateway records (spec §9). */
-  GATEWAY_TABLE_LEGACY_USAGE: z.string().check(z.minLength(3)),
-  /** Set by the local host to its embedded store; absent on AWS. */
+  GATEWAY_TABLE_LEGACY_USAGE: z.optional(z.string().check(z.minLength(3))),
+  /** Where the `dynamodb` engine sends its calls when not to AWS (dynalite, DynamoDB Local, any endpoint). */
   GATEWAY_DYNAMODB_ENDPOINT: z.optional(z.url()),
+  /**
+   * SQLite's `synchronous` setting: `normal` (the default) survives any crash of the gateway's process without
+   * losing a committed write; `full` also survives a power loss or an operating-system crash, at one disk flush
+   * per transaction.
+   */
+  GATEWAY_SQLITE_SYNCHRONOUS: z._default(z.enum(['normal', 'full']), 'normal'),
   AWS_REGION: z._default(z.string(), 'us-east-1'),
   GATEWAY_SECRET_STORE: z._default(z.enum(['file', 'secrets-manager']), 'secrets-manager'),
   /** The local secret file (mode 0600), with `GATEWAY_SECRET_STORE=file`. */
@@ -56,6 +69,16 @@ function toConfig(env: z.infer<typeof environmentSchema>) {
   if (!env.GATEWAY_UPSTREAM_PREFIXES.includes('lb')) {
     throw new Error('GATEWAY_UPSTREAM_PREFIXES must include the default upstream "lb"');
   }
+  const tableNames = [
+    env.GATEWAY_TABLE_CONTROL,
+    env.GATEWAY_TABLE_USAGE,
+    env.GATEWAY_TABLE_ROLLUPS,
+    env.GATEWAY_TABLE_LEGACY_USAGE,
+  ] as const;
+  const namedTables = tableNames.filter((name) => name !== undefined).length;
+  if (namedTables !== 0 && namedTables !== tableNames.length) {
+    throw new Error('GATEWAY_TABLE_CONTROL, _USAGE, _ROLLUPS and _LEGACY_USAGE are set together or not at all');
+  }
   if (env.GATEWAY_SECRET_STORE === 'file' && !env.GATEWAY_SECRET_FILE) {
     throw new Error('GATEWAY_SECRET_FILE is required when GATEWAY_SECRET_STORE is "file"');
   }
@@ -70,13 +93,19 @@ function toConfig(env: z.infer<typeof environmentSchema>) {
     /** A lease outlives the longest request the deadline allows, so only a dead request's lease expires. */
     maxRequestMs: env.GATEWAY_MAX_REQUEST_MS,
     leaseTtlMs: env.GATEWAY_MAX_REQUEST_MS + 120_000,
-    tables: {
-      control: env.GATEWAY_TABLE_CONTROL,
-      usage: env.GATEWAY_TABLE_USAGE,
-      rollups: env.GATEWAY_TABLE_ROLLUPS,
-      legacyUsage: env.GATEWAY_TABLE_LEGACY_USAGE,
-    },
+    storeEngine: env.GATEWAY_STORE,
+    /** The `dynamodb` engine's table names, when the environment gives them. */
+    tables:
+      namedTables === 0
+        ? undefined
+        : {
+            control: tableNames[0] as string,
+            usage: tableNames[1] as string,
+            rollups: tableNames[2] as string,
+            legacyUsage: tableNames[3] as string,
+          },
     dynamoEndpoint: env.GATEWAY_DYNAMODB_ENDPOINT,
+    sqliteSynchronous: env.GATEWAY_SQLITE_SYNCHRONOUS,
     metricsNamespace: env.GATEWAY_METRICS_NAMESPACE,
     region: env.AWS_REGION,
     secretStore:

@@ -1,4 +1,3 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type HoldingsSource, memberRecordHoldings } from '../accounting/holdings-source.ts';
 import type { Principal } from '../auth/principal.ts';
 import { TtlCache } from '../cache/ttl-cache.ts';
@@ -6,22 +5,14 @@ import { createFileSecretStore } from '../secrets/file-secret-store.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
 import { createSecretsManagerStore } from '../secrets/secrets-manager-store.ts';
 import type { ConnectionItem } from '../store/control-items.ts';
-import type { ControlTable } from '../store/control-table.ts';
-import { createDocumentClient } from '../store/dynamo-client.ts';
-import type { LegacyUsageTable } from '../store/legacy-usage-store.ts';
-import type { RollupTable } from '../store/rollup-store.ts';
-import type { UsageTable } from '../store/usage-record-store.ts';
+import type { GatewayStore } from '../store/store-port.ts';
 import type { GatewayConfig } from './gateway-config.ts';
 
 /** Everything a handler needs, built once per process from the parsed configuration. */
 export interface GatewayServices {
   config: GatewayConfig;
-  client: DynamoDBDocumentClient;
-  control: ControlTable;
-  usage: UsageTable;
-  rollups: RollupTable;
-  /** Records of the earlier engine generation (0.1): only the admin import writes here, nothing totals them. */
-  legacyUsage: LegacyUsageTable;
+  /** The store port; which engine is behind it is the host's choice (the stack: DynamoDB; `npm start`: SQLite). */
+  store: GatewayStore;
   secrets: SecretStore;
   caches: {
     /** Authenticated principals by key hash. */
@@ -34,11 +25,12 @@ export interface GatewayServices {
   now: () => Date;
 }
 
+/** The services of one process around the store its host opened (hosts choose the engine; shared/ never does). */
 export function createGatewayServices(
   config: GatewayConfig,
+  store: GatewayStore,
   overrides: Partial<GatewayServices> = {},
 ): GatewayServices {
-  const client = overrides.client ?? createDocumentClient({ region: config.region, endpoint: config.dynamoEndpoint });
   const secrets =
     overrides.secrets ??
     (config.secretStore.kind === 'file'
@@ -46,11 +38,7 @@ export function createGatewayServices(
       : createSecretsManagerStore({ region: config.region, cacheSeconds: Math.ceil(config.cacheTtlMs / 1000) }));
   return {
     config,
-    client,
-    control: { client, tableName: config.tables.control },
-    usage: { client, tableName: config.tables.usage },
-    rollups: { client, tableName: config.tables.rollups },
-    legacyUsage: { client, tableName: config.tables.legacyUsage },
+    store,
     secrets,
     caches: {
       principals: new TtlCache(config.cacheTtlMs),

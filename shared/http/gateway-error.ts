@@ -1,3 +1,7 @@
+import type { AdmissionRefusal } from '../store/admission.ts';
+import { StoreError } from '../store/store-errors.ts';
+import { type FailureAnswer, refusalAnswer, storeFailureAnswer } from './store-failures.ts';
+
 /**
  * The one error type of the gateway. Every refusal the gateway itself makes is a GatewayError with an HTTP
  * status and a machine-readable code; renderers put it into the envelope of the caller's wire format.
@@ -70,26 +74,25 @@ export class ClientGoneError extends Error {
   }
 }
 
-/** What DynamoDB (and DynamoDB Local) call being over capacity or briefly unavailable. */
-const storeThrottlingErrors = new Set([
-  'ThrottlingException',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'InternalServerError',
-  'ServiceUnavailable',
-]);
+/** A refusal of admission (or of authentication, for the same reasons), in HTTP terms. */
+export function refusalError(refusal: AdmissionRefusal): GatewayError {
+  return fromAnswer(refusalAnswer(refusal));
+}
+
+function fromAnswer(answer: FailureAnswer, cause?: unknown): GatewayError {
+  return new GatewayError(answer.status, answer.code, answer.message, {
+    cause,
+    ...(answer.headers ? { headers: answer.headers } : {}),
+  });
+}
 
 /**
- * A GatewayError as it is; a store that is throttling, a 503 the caller may retry, wherever in the request it
- * happened; anything else an internal fault whose details stay in the log, never in the answer.
+ * A GatewayError as it is; a store failure as the domain error says (a refusal its 401, 403 or 429, a store that
+ * is throttling a 503 the caller may retry, wherever in the request it happened); anything else an internal
+ * fault whose details stay in the log, never in the answer.
  */
 export function toGatewayError(error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
-  if (error instanceof Error && storeThrottlingErrors.has(error.name)) {
-    return new GatewayError(503, 'store_unavailable', "The gateway's store is busy; try again shortly.", {
-      cause: error,
-      headers: { 'retry-after': '1' },
-    });
-  }
+  if (error instanceof StoreError) return fromAnswer(storeFailureAnswer(error), error);
   return new GatewayError(500, 'internal_error', 'The gateway failed to handle the request.', { cause: error });
 }

@@ -1,6 +1,6 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { GatewayConfig } from '../config/gateway-config.ts';
-import type { RecordOutcome, RunningRecord } from '../store/usage-record-store.ts';
+import type { RecordOutcome, RunningRecord } from '../store/usage-records.ts';
 import { logger } from './logger.ts';
 import { gatewayMetricNames, metricsServiceName } from './metric-names.ts';
 

@@ -16,7 +16,7 @@ import { parseJson } from '../providers/parse-json.ts';
 import { providerWireFor } from '../providers/provider-wires.ts';
 import type { UsageReport } from '../providers/usage-report.ts';
 import { newId } from '../store/ids.ts';
-import { putRunningRecord, type RunningRecord } from '../store/usage-record-store.ts';
+import type { RunningRecord } from '../store/usage-records.ts';
 import type { ClientWireHandler } from './client-wire-handler.ts';
 import { dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
 import { forwardedHeaders, withForwardedHeaders } from './forwarded-headers.ts';
@@ -106,7 +106,7 @@ async function runPipeline(
     state: 'running',
   };
   // The running record need not precede dispatch: it goes out alongside the upstream call.
-  const runningWrite = putRunningRecord(services.usage, record).catch((error: unknown) => {
+  const runningWrite = services.store.records.putRunning(record).catch((error: unknown) => {
     logger.warn('running record not written', { requestId, error });
   });
   const stopwatch = startStopwatch();

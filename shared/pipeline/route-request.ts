@@ -10,7 +10,6 @@ import type { GatewayRequest } from '../http/gateway-request.ts';
 import { checkRequestEnvelope, readJsonObject } from '../http/read-request.ts';
 import type { RouteMatch } from '../http/route-table.ts';
 import type { ClientWire } from '../http/wire.ts';
-import { listConnections } from '../store/connection-store.ts';
 import type { ConnectionItem } from '../store/control-items.ts';
 import type { ClientRequestReader, RequestAddress } from './client-wire-handler.ts';
 
@@ -24,7 +23,7 @@ export interface RoutedRequest {
 }
 
 export async function cachedConnections(services: GatewayServices): Promise<ConnectionItem[]> {
-  return (await services.caches.connections.getOrLoad('all', () => listConnections(services.control))) ?? [];
+  return (await services.caches.connections.getOrLoad('all', () => services.store.connections.list())) ?? [];
 }
 
 /**

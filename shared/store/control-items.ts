@@ -1,8 +1,8 @@
 import * as z from '../validation/zod.ts';
 
 /**
- * Item shapes of the control table. Member items also carry admission state (key generations, token buckets,
- * rate windows, leases) so that ONE conditional write admits a request; see admission-store.ts.
+ * The control data as the domain sees it, whichever engine keeps it: members and their policies, keys (never
+ * their secrets, only the hash of one), connections, and the admission state of a member.
  */
 export const policySchema = z.strictObject({
   dailyTokens: z.optional(z.number().check(z.int(), z.nonnegative())),
@@ -16,7 +16,7 @@ export type Policy = z.infer<typeof policySchema>;
 
 export const memberRoles = ['admin', 'member', 'holder'] as const;
 export type MemberRole = (typeof memberRoles)[number];
-const memberStatuses = ['active', 'disabled', 'suspended'] as const;
+export const memberStatuses = ['active', 'disabled', 'suspended'] as const;
 export type MemberStatus = (typeof memberStatuses)[number];
 
 export interface MemberProfile {
@@ -30,30 +30,49 @@ export interface MemberProfile {
   holdings?: { usd: number; at: string } | undefined;
 }
 
-export interface KeyAdmissionState {
-  generation: number;
-  state: 'active' | 'revoked';
-  /** When the last rotation wrote here: tells a rotation in progress from one that stopped half-way. */
-  rotatedAt?: string;
+export interface NewMember {
+  name: string;
+  role: MemberRole;
+  policy: Policy;
+  /** A chosen id (the first administrator's); otherwise the store makes one. */
+  id?: string;
 }
 
+/** A holder wallet is a member of its own, named after the wallet. */
+export const holderMemberId = (wallet: string) => `wallet:${wallet}`;
+
+export type KeyState = 'active' | 'revoked';
+
+/** What admission checks of a key: the generation of its current secret and whether it was revoked. */
+export interface KeyAdmissionState {
+  generation: number;
+  state: KeyState;
+  /** When the last rotation began: tells a rotation in progress from one that stopped half-way. */
+  rotatedAt?: string | undefined;
+}
+
+/** A concurrency lease: one admitted request that has not settled yet. */
 export interface Lease {
   keyId: string;
   /** Epoch milliseconds after which the request counts as dead and the reaper settles it. */
   expiresAt: number;
   reserved: number;
-  /** The UTC day whose token bucket holds the reservation. */
+  /** The UTC day whose token count holds the reservation. */
   day: string;
 }
 
-export interface MemberItem extends MemberProfile {
-  pk: string;
-  kind: 'member';
+/**
+ * A member's admission state as admission sees it: key states, the tokens used or reserved per UTC day, requests
+ * per UTC minute (member and key), open leases, and holder requests per UTC day. For inspection and the cold
+ * path (saying why an admission was refused); the hot path never reads it.
+ */
+export interface MemberAccount extends MemberProfile {
   keys: Record<string, KeyAdmissionState>;
   tokenDays: Record<string, number>;
   minutes: Record<string, number>;
   keyMinutes: Record<string, Record<string, number>>;
   leases: Record<string, Lease>;
+  /** Open leases per key: request id → expiry. */
   keyLeases: Record<string, Record<string, number>>;
   holderDays: Record<string, number>;
 }
@@ -62,7 +81,7 @@ export interface KeyView {
   id: string;
   memberId: string;
   name: string;
-  state: 'active' | 'revoked';
+  state: KeyState;
   expiresAt: string | null;
   policy: Policy;
   createdAt: string;
@@ -71,15 +90,26 @@ export interface KeyView {
   keyPrefix: string;
 }
 
-export interface KeyItem extends KeyView {
-  pk: string;
-  kind: 'key';
+/** A key with the generation of its current secret: a presented secret of an older generation was rotated away. */
+export interface KeyRecord extends KeyView {
   generation: number;
 }
 
-/** Looks a key up by the SHA-256 of its secret; the secret itself is never stored. */
-export interface SecretLookupItem {
-  pk: string;
+/** A secret as the store keeps it: its SHA-256 and the prefix shown in lists. The secret itself is never stored. */
+export interface StoredSecret {
+  secretHash: string;
+  keyPrefix: string;
+}
+
+export interface NewKey extends StoredSecret {
+  memberId: string;
+  name: string;
+  expiresAt: string | null;
+  policy: Policy;
+}
+
+/** What the hash of a presented secret finds. */
+export interface SecretLookup {
   keyId: string;
   memberId: string;
   /** Compared with the key's current generation: an older one is a rotated-away secret. */
@@ -98,54 +128,45 @@ export interface ConnectionView {
 }
 
 export interface ConnectionItem extends ConnectionView {
-  pk: string;
-  kind: 'connection';
-  /** Where the credential lives in the secret store; the credential itself never enters this table. */
+  /** Where the credential lives in the secret store; the credential itself never enters the store. */
   secretName: string;
 }
 
-export const memberKey = (id: string) => ({ pk: `member#${id}` });
-/** A holder wallet is a member of its own, named after the wallet. */
-export const holderMemberId = (wallet: string) => `wallet:${wallet}`;
-export const keyKey = (id: string) => ({ pk: `key#${id}` });
-export const secretKey = (hash: string) => ({ pk: `secret#${hash}` });
-export const connectionKey = (id: string) => ({ pk: `connection#${id}` });
-
-export function toMemberProfile(item: MemberItem): MemberProfile {
+export function toKeyView(key: KeyView): KeyView {
   return {
-    id: item.id,
-    name: item.name,
-    role: item.role,
-    status: item.status,
-    policy: item.policy,
-    createdAt: item.createdAt,
-    ...(item.holdings ? { holdings: item.holdings } : {}),
+    id: key.id,
+    memberId: key.memberId,
+    name: key.name,
+    state: key.state,
+    expiresAt: key.expiresAt,
+    policy: key.policy,
+    createdAt: key.createdAt,
+    rotatedAt: key.rotatedAt,
+    keyPrefix: key.keyPrefix,
   };
 }
 
-export function toKeyView(item: KeyItem): KeyView {
+export function toConnectionView(connection: ConnectionView): ConnectionView {
   return {
-    id: item.id,
-    memberId: item.memberId,
-    name: item.name,
-    state: item.state,
-    expiresAt: item.expiresAt,
-    policy: item.policy,
-    createdAt: item.createdAt,
-    rotatedAt: item.rotatedAt,
-    keyPrefix: item.keyPrefix,
+    id: connection.id,
+    provider: connection.provider,
+    wire: connection.wire,
+    baseUrl: connection.baseUrl,
+    models: connection.models,
+    upstream: connection.upstream,
+    enabled: connection.enabled,
+    createdAt: connection.createdAt,
   };
 }
 
-export function toConnectionView(item: ConnectionItem): ConnectionView {
+export function toMemberProfile(member: MemberProfile): MemberProfile {
   return {
-    id: item.id,
-    provider: item.provider,
-    wire: item.wire,
-    baseUrl: item.baseUrl,
-    models: item.models,
-    upstream: item.upstream,
-    enabled: item.enabled,
-    createdAt: item.createdAt,
+    id: member.id,
+    name: member.name,
+    role: member.role,
+    status: member.status,
+    policy: member.policy,
+    createdAt: member.createdAt,
+    ...(member.holdings ? { holdings: member.holdings } : {}),
   };
 }

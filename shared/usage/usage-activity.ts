@@ -1,55 +1,20 @@
-import type { RollupItem } from '../store/rollup-queries.ts';
-import type { UsageRecord } from '../store/usage-record-store.ts';
+import type { RollupRow, UsageRecord } from '../store/usage-records.ts';
 
 /**
- * One slice of activity that totals, charts and the routing map all fold over: an hourly rollup (closed
- * requests, completed or failed) or one request still running (not in any rollup until it settles).
+ * One slice of activity that totals, charts and the routing map all fold over: a rollup row (closed requests,
+ * completed or failed) or one request read from its record (at a period's edge, or still running and so not in
+ * any rollup until it settles).
  */
-export interface ActivityRow {
-  /** `YYYY-MM-DDTHH` of the hour the requests started in. */
-  hour: string;
-  memberId: string;
-  keyId: string;
-  upstream: string;
-  provider: string;
-  model: string;
-  requests: number;
-  failed: number;
+export interface ActivityRow extends RollupRow {
   running: number;
-  /** Charge of the closed requests; a running request has a reservation, not yet a charge. */
-  charge: number;
-  inputTokens: number;
-  inputTokensReported: number;
-  cachedInputTokens: number;
-  cachedInputTokensReported: number;
-  outputTokens: number;
-  outputTokensReported: number;
 }
 
-export function activityFromRollup(item: RollupItem): ActivityRow {
-  return {
-    // A day's total counts from the day's first hour, which is where a day bucket starts.
-    hour: `${item.pk.slice('day#'.length)}T${item.hour ?? '00'}`,
-    memberId: item.memberId,
-    keyId: item.keyId,
-    upstream: item.upstream,
-    provider: item.provider,
-    model: item.model,
-    requests: item.requests ?? 0,
-    failed: item.failed ?? 0,
-    running: 0,
-    charge: item.charge ?? 0,
-    inputTokens: item.inputTokens ?? 0,
-    inputTokensReported: item.inputTokensReported ?? 0,
-    cachedInputTokens: item.cachedInputTokens ?? 0,
-    cachedInputTokensReported: item.cachedInputTokensReported ?? 0,
-    outputTokens: item.outputTokens ?? 0,
-    outputTokensReported: item.outputTokensReported ?? 0,
-  };
+export function activityFromRollup(row: RollupRow): ActivityRow {
+  return { ...row, running: 0 };
 }
 
-export function activityFromRunningRecord(record: UsageRecord): ActivityRow {
-  return {
+export function activityFromRecord(record: UsageRecord): ActivityRow {
+  const identity = {
     hour: record.startedAt.slice(0, 13),
     memberId: record.memberId,
     keyId: record.keyId,
@@ -57,14 +22,34 @@ export function activityFromRunningRecord(record: UsageRecord): ActivityRow {
     provider: record.provider,
     model: record.model,
     requests: 1,
-    failed: 0,
-    running: 1,
-    charge: 0,
-    inputTokens: 0,
-    inputTokensReported: 0,
-    cachedInputTokens: 0,
-    cachedInputTokensReported: 0,
-    outputTokens: 0,
-    outputTokensReported: 0,
+  };
+  if (record.state === 'running') {
+    return {
+      ...identity,
+      failed: 0,
+      running: 1,
+      // A running request has a reservation, not yet a charge.
+      charge: 0,
+      inputTokens: 0,
+      inputTokensReported: 0,
+      cachedInputTokens: 0,
+      cachedInputTokensReported: 0,
+      outputTokens: 0,
+      outputTokensReported: 0,
+    };
+  }
+  // Records written before a breakdown was recorded lack the attribute: that too is unknown (spec §2.4).
+  const reported = (value: number | null | undefined) => (value === null || value === undefined ? 0 : 1);
+  return {
+    ...identity,
+    failed: record.state === 'failed' ? 1 : 0,
+    running: 0,
+    charge: record.charge,
+    inputTokens: record.inputTokens ?? 0,
+    inputTokensReported: reported(record.inputTokens),
+    cachedInputTokens: record.cachedInputTokens ?? 0,
+    cachedInputTokensReported: reported(record.cachedInputTokens),
+    outputTokens: record.outputTokens ?? 0,
+    outputTokensReported: reported(record.outputTokens),
   };
 }

@@ -6,13 +6,12 @@ import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts
 import { checkRequestEnvelope } from '../http/read-request.ts';
 import { renderFailure } from '../http/render-error.ts';
 import { readNewestRecords } from './newest-records.ts';
-import { activeDays } from './read-activity.ts';
 import { csvContentType, toCsv } from './usage-csv.ts';
 import { toDetailRow } from './usage-details.ts';
 import { resolvePeriod } from './usage-period.ts';
 import { parseUsageQuery, type UsageQuery } from './usage-query.ts';
 import { appliedFilters, buildUsageSummary, periodView } from './usage-summary.ts';
-import { canViewTeam, isFiltered, selectVisibleRecords } from './usage-visibility.ts';
+import { canViewTeam, selectVisibleRecords } from './usage-visibility.ts';
 import { keyLabeller, listVisibleKeys } from './visible-keys.ts';
 
 /** Spec §8: the details list and the CSV export. */
@@ -61,19 +60,16 @@ export async function handleUsage(services: GatewayServices, request: GatewayReq
 
 async function summary(services: GatewayServices, principal: Principal, query: UsageQuery) {
   const period = resolvePeriod(query.period, services.now());
-  const selection = await selectVisibleRecords(services.control, principal, query);
+  const selection = await selectVisibleRecords(services.store, principal, query);
   return buildUsageSummary(services, principal, query, period, selection);
 }
 
 async function requests(services: GatewayServices, principal: Principal, query: UsageQuery, limit: number) {
   const period = resolvePeriod(query.period, services.now());
-  const selection = await selectVisibleRecords(services.control, principal, query);
-  // Unfiltered, the newest records are simply the first ones read; a filter may match few, so ask the rollups
-  // which days to read at all.
-  const days = isFiltered(selection) ? await activeDays(services, period, selection) : undefined;
+  const selection = await selectVisibleRecords(services.store, principal, query);
   const [newest, visibleKeys] = await Promise.all([
-    readNewestRecords(services.usage, period, selection, limit, days),
-    listVisibleKeys(services.control, principal, query.scope),
+    readNewestRecords(services.store, period, selection, limit),
+    listVisibleKeys(services.store, principal, query.scope),
   ]);
   const label = keyLabeller(visibleKeys);
   return {
@@ -111,6 +107,6 @@ async function keys(services: GatewayServices, principal: Principal) {
       keyId: principal.keyId,
       canViewTeam: team,
     },
-    keys: await listVisibleKeys(services.control, principal, team ? 'team' : 'own'),
+    keys: await listVisibleKeys(services.store, principal, team ? 'team' : 'own'),
   };
 }

@@ -1,4 +1,4 @@
-import type { UsageRecord } from '../store/usage-record-store.ts';
+import type { UsageRecord } from '../store/usage-records.ts';
 
 /**
  * One request as the details table and the CSV export show it. `null` means unknown (a breakdown the provider

@@ -1,7 +1,8 @@
 /**
- * The periods of the usage view (spec §4.6), all in UTC. Totals come from rollups (hourly, and whole-day totals
- * for calendar days), so every period starts and ends on a whole UTC hour or day: that way rollups and records
- * cover exactly the same span and the totals, charts, routing map and details of one answer agree.
+ * The periods of the usage view (spec §4.6), all in UTC. Calendar-day periods start and end on whole UTC days; the
+ * rolling 24 hours is exact, ending at the view's own instant. Totals read the rollups for the whole hours or days
+ * inside a period and the records themselves for the parts of an hour at its edges, so totals, charts, routing
+ * map and details of one answer cover exactly the same span.
  */
 export const periodIds = ['today', '24h', '7d', '14d', '30d', '60d'] as const;
 export type PeriodId = (typeof periodIds)[number];
@@ -11,9 +12,9 @@ export type BucketSize = 'hour' | 'day';
 
 export interface UsagePeriod {
   id: PeriodId;
-  /** Inclusive start, on a whole UTC hour. */
+  /** Inclusive start. */
   start: Date;
-  /** Exclusive end: the end of today for calendar days, the end of the current hour for the rolling 24 hours. */
+  /** Exclusive end: the end of today for calendar days; just after the view's instant for the rolling 24 hours. */
   end: Date;
   /** Chart bucket: hours for the short periods, days for the calendar-day ones. */
   bucket: BucketSize;
@@ -22,21 +23,22 @@ export interface UsagePeriod {
 const hourMs = 3_600_000;
 const dayMs = 24 * hourMs;
 
+const floorTo = (at: number, step: number) => Math.floor(at / step) * step;
+const ceilTo = (at: number, step: number) => Math.ceil(at / step) * step;
+
 /**
  * - today: the UTC calendar day, 00:00 to 24:00;
- * - 24h: the last 24 hours, widened to whole UTC hours (hourly rollups are the unit): from the start of the hour
- *   24 hours ago to the end of the current hour, so it never leaves out a request of the last 24 hours;
+ * - 24h: exactly the 24 hours up to and including `now` (a request admitted at this very millisecond counts);
  * - 7d/14d/30d/60d: that many UTC calendar days including today, from 00:00 of the first to the end of today.
  */
 export function resolvePeriod(id: PeriodId, now: Date): UsagePeriod {
-  const currentHour = Math.floor(now.getTime() / hourMs) * hourMs;
-  const today = Math.floor(now.getTime() / dayMs) * dayMs;
+  const today = floorTo(now.getTime(), dayMs);
   const end = new Date(today + dayMs);
   switch (id) {
     case 'today':
       return { id, start: new Date(today), end, bucket: 'hour' };
     case '24h':
-      return { id, start: new Date(currentHour - 24 * hourMs), end: new Date(currentHour + hourMs), bucket: 'hour' };
+      return { id, start: new Date(now.getTime() - dayMs), end: new Date(now.getTime() + 1), bucket: 'hour' };
     case '7d':
     case '14d':
     case '30d':
@@ -51,37 +53,57 @@ export function resolvePeriod(id: PeriodId, now: Date): UsagePeriod {
   }
 }
 
-/** The UTC days (`YYYY-MM-DD`) the period touches, newest first: the partitions of rollups and the day index. */
-export function periodDays(period: UsagePeriod): string[] {
-  const days: string[] = [];
-  const last = Math.floor((period.end.getTime() - 1) / dayMs) * dayMs;
-  for (let day = last; day >= Math.floor(period.start.getTime() / dayMs) * dayMs; day -= dayMs) {
-    days.push(new Date(day).toISOString().slice(0, 10));
-  }
-  return days;
+/** An inclusive `startedAt` range, as stored (ISO with milliseconds). */
+export interface StartedAtRange {
+  from: string;
+  to: string;
 }
 
-/** The hours (`HH`) of one day inside the period, as the first and last sort-key hour of that day's rollups. */
-export function hoursOfDay(period: UsagePeriod, day: string): { first: string; last: string } {
-  const dayStart = Date.parse(`${day}T00:00:00.000Z`);
-  const from = Math.max(dayStart, period.start.getTime());
-  const to = Math.min(dayStart + dayMs, period.end.getTime()) - hourMs;
-  return { first: new Date(from).toISOString().slice(11, 13), last: new Date(to).toISOString().slice(11, 13) };
+/** How a period is read: rollups for its whole hours or days, records for the parts of an hour at its edges. */
+export interface PeriodCoverage {
+  rollups: { by: 'hour' | 'day'; first: string; last: string } | undefined;
+  /** The parts of a period that no whole rollup covers. */
+  edges: StartedAtRange[];
 }
 
-/** Period bounds as stored `startedAt` strings (ISO with milliseconds), both inclusive, for a BETWEEN condition. */
-export function startedAtBounds(period: UsagePeriod, notBefore?: Date): { from: string; to: string } {
+const iso = (at: number) => new Date(at).toISOString();
+
+function range(from: number, toExclusive: number): StartedAtRange {
+  return { from: iso(from), to: iso(toExclusive - 1) };
+}
+
+export function periodCoverage(period: UsagePeriod): PeriodCoverage {
+  const start = period.start.getTime();
+  const end = period.end.getTime();
+  const step = period.bucket === 'day' ? dayMs : hourMs;
+  const wholeStart = ceilTo(start, step);
+  const wholeEnd = floorTo(end, step);
+  if (wholeStart >= wholeEnd) return { rollups: undefined, edges: [range(start, end)] };
+  const length = period.bucket === 'day' ? 10 : 13;
+  const edges: StartedAtRange[] = [];
+  if (wholeEnd < end) edges.push(range(wholeEnd, end));
+  if (start < wholeStart) edges.push(range(start, wholeStart));
+  return {
+    rollups: {
+      by: period.bucket,
+      first: iso(wholeStart).slice(0, length),
+      last: iso(wholeEnd - step).slice(0, length),
+    },
+    edges,
+  };
+}
+
+/** Period bounds as stored `startedAt` strings, both inclusive; `notBefore` moves the start later. */
+export function startedAtBounds(period: UsagePeriod, notBefore?: Date): StartedAtRange {
   const from = notBefore && notBefore > period.start ? notBefore : period.start;
   return { from: from.toISOString(), to: new Date(period.end.getTime() - 1).toISOString() };
 }
 
-/** The chart buckets' starts, oldest first, as ISO strings. */
+/** The chart buckets' starts, oldest first, as ISO strings; the first may begin before the period does. */
 export function periodBuckets(period: UsagePeriod): string[] {
   const step = period.bucket === 'hour' ? hourMs : dayMs;
   const buckets: string[] = [];
-  for (let at = period.start.getTime(); at < period.end.getTime(); at += step) {
-    buckets.push(new Date(at).toISOString());
-  }
+  for (let at = floorTo(period.start.getTime(), step); at < period.end.getTime(); at += step) buckets.push(iso(at));
   return buckets;
 }
 

@@ -56,7 +56,7 @@ export async function buildUsageSummary(
 ): Promise<UsageSummary> {
   const [activity, keys] = await Promise.all([
     readActivity(services, period, selection),
-    listVisibleKeys(services.control, principal, query.scope),
+    listVisibleKeys(services.store, principal, query.scope),
   ]);
   const providers = [...new Set(activity.map((row) => row.provider))].sort();
   const wanted = new Set(selection.providers);

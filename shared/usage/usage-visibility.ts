@@ -1,7 +1,6 @@
 import type { Principal } from '../auth/principal.ts';
 import { forbidden } from '../http/gateway-error.ts';
-import type { ControlTable } from '../store/control-table.ts';
-import { getKey } from '../store/key-store.ts';
+import type { GatewayStore } from '../store/store-port.ts';
 import type { UsageQuery } from './usage-query.ts';
 
 /** What the viewer may see, narrowed by the filters: the one input every usage read takes. */
@@ -12,11 +11,6 @@ export interface RecordSelection {
   providers: string[];
   /** The filters ask only for traffic the viewer may not see: the answer is empty and nothing is read. */
   nothingVisible: boolean;
-}
-
-/** Narrowed by a key or providers, so matching records may be few and far between. */
-export function isFiltered(selection: RecordSelection): boolean {
-  return selection.keyId !== undefined || selection.providers.length > 0;
 }
 
 export function canViewTeam(principal: Principal): boolean {
@@ -30,7 +24,7 @@ export function canViewTeam(principal: Principal): boolean {
  * index is far smaller than the team's days.
  */
 export async function selectVisibleRecords(
-  control: ControlTable,
+  store: GatewayStore,
   principal: Principal,
   query: UsageQuery,
 ): Promise<RecordSelection> {
@@ -41,7 +35,7 @@ export async function selectVisibleRecords(
   const ownMember = query.scope === 'own' ? principal.memberId : undefined;
   if (query.keyId === undefined) return { ...base, memberId: ownMember };
 
-  const key = query.keyId === principal.keyId ? { memberId: principal.memberId } : await getKey(control, query.keyId);
+  const key = query.keyId === principal.keyId ? { memberId: principal.memberId } : await store.keys.get(query.keyId);
   if (!key || (ownMember !== undefined && key.memberId !== ownMember)) {
     return { ...base, memberId: ownMember ?? principal.memberId, nothingVisible: true };
   }

@@ -1,7 +1,5 @@
 import type { Principal } from '../auth/principal.ts';
-import type { ControlTable } from '../store/control-table.ts';
-import { listKeys } from '../store/key-store.ts';
-import { listMembers } from '../store/member-store.ts';
+import type { GatewayStore } from '../store/store-port.ts';
 import type { UsageScope } from './usage-query.ts';
 import { canViewTeam } from './usage-visibility.ts';
 
@@ -19,14 +17,14 @@ export interface VisibleKey {
 
 /** The keys the viewer may filter by: their member's own, or for an administrator in team scope every key. */
 export async function listVisibleKeys(
-  control: ControlTable,
+  store: GatewayStore,
   principal: Principal,
   scope: UsageScope,
 ): Promise<VisibleKey[]> {
   const team = scope === 'team' && canViewTeam(principal);
   const [keys, members] = await Promise.all([
-    listKeys(control, team ? undefined : principal.memberId),
-    team ? listMembers(control) : Promise.resolve([principal.member]),
+    store.keys.list(team ? undefined : principal.memberId),
+    team ? store.members.list() : Promise.resolve([principal.member]),
   ]);
   const memberNames = new Map(members.map((member) => [member.id, member.name]));
   return keys.map((key) => ({

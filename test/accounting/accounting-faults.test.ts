@@ -1,19 +1,10 @@
-import {
-  BatchGetCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  ScanCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { admit } from '../../shared/accounting/admit.ts';
 import { reapAllExpiredLeases } from '../../shared/accounting/reap-all.ts';
 import { authenticate } from '../../shared/auth/authenticate.ts';
-import { putRunningRecord } from '../../shared/store/usage-record-store.ts';
+import { StoreUnavailableError } from '../../shared/store/store-errors.ts';
+import type { GatewayStore } from '../../shared/store/store-port.ts';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { allRecords, memberAfterSettlement, settledRecord } from '../support/usage-records.ts';
@@ -36,8 +27,6 @@ afterAll(async () => {
   await upstream.close();
 });
 
-const throttled = () =>
-  Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ThrottlingException' });
 let restore: (() => void) | undefined;
 // The calendar clock this run holds (real, or pinned: test/support/pinned-clock.ts), restored after each test.
 let runClock: () => Date;
@@ -57,33 +46,35 @@ function pastLeaseExpiry(services: typeof gateway.host.services): void {
 }
 
 /**
- * Throttles the store writes that `matches` picks, and sends every other command to the real engine. Throttling
- * is the one store fault the real engine cannot be made to produce on demand.
+ * Makes one verb of the store fail as an unavailable store does (DynamoDB throttling, a locked SQLite database)
+ * `times` times, on whichever engine this run uses; the contract suite proves each engine raises exactly this.
  */
-function throttleUpdates(client: DynamoDBDocumentClient, matches: (input: UpdateCommand['input']) => boolean) {
-  const realSend = client.send.bind(client) as (command: unknown) => Promise<unknown>;
-  const mock = mockClient(client);
-  mock.on(GetCommand).callsFake((input) => realSend(new GetCommand(input)));
-  mock.on(PutCommand).callsFake((input) => realSend(new PutCommand(input)));
-  mock.on(QueryCommand).callsFake((input) => realSend(new QueryCommand(input)));
-  mock.on(ScanCommand).callsFake((input) => realSend(new ScanCommand(input)));
-  mock.on(BatchGetCommand).callsFake((input) => realSend(new BatchGetCommand(input)));
-  mock.on(UpdateCommand).callsFake((input: UpdateCommand['input']) => {
-    if (matches(input)) return Promise.reject(throttled());
-    return realSend(new UpdateCommand(input));
-  });
-  restore = () => mock.restore();
+function failVerb<Part extends 'admission' | 'rollups'>(
+  store: GatewayStore,
+  part: Part,
+  verb: keyof GatewayStore[Part],
+  times = Number.POSITIVE_INFINITY,
+): { failures: () => number } {
+  const verbs = store[part] as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const original = verbs[verb as string] as (...args: unknown[]) => Promise<unknown>;
+  let failed = 0;
+  verbs[verb as string] = async (...args: unknown[]) => {
+    if (failed >= times) return original(...args);
+    failed++;
+    throw new StoreUnavailableError('the store is throttling (injected)');
+  };
+  restore = () => {
+    verbs[verb as string] = original;
+  };
+  return { failures: () => failed };
 }
-
-const isAdmission = (input: UpdateCommand['input']) => String(input.UpdateExpression).includes('#leases.#rid = :lease');
-const isLeaseRelease = (input: UpdateCommand['input']) => String(input.UpdateExpression).startsWith('REMOVE #leases');
 
 describe('accounting under store and process faults', () => {
   it('refuses with 503 store_unavailable when the store throttles admission: nothing reserved, nothing sent', async () => {
     const { memberId, key } = await gateway.admin.createMemberWithKey({ dailyTokens: 100_000 });
     const client = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
     upstream.reset();
-    throttleUpdates(gateway.host.services.client, isAdmission);
+    failVerb(gateway.host.services.store, 'admission', 'admit');
     const error = await client.chat.completions
       .create({ model: 'acme/acme-1', messages: [{ role: 'user', content: 'hi' }] })
       .catch((caught: unknown) => caught);
@@ -99,7 +90,7 @@ describe('accounting under store and process faults', () => {
   it('leaves a throttled settlement to the reaper: one closed record, the lease released, the reservation charged', async () => {
     const { memberId, key } = await gateway.admin.createMemberWithKey({ dailyTokens: 100_000 });
     const client = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
-    throttleUpdates(gateway.host.services.client, isLeaseRelease);
+    failVerb(gateway.host.services.store, 'admission', 'settle');
     const { response } = await client.chat.completions
       .create({ model: 'acme/acme-1', messages: [{ role: 'user', content: 'hi' }] })
       .withResponse();
@@ -125,7 +116,7 @@ describe('accounting under store and process faults', () => {
     const services = gateway.host.services;
     const principal = await authenticate(services, { authorization: `Bearer ${key}` });
     const admission = await admit(services, { principal, requestId: 'req_died_1', reserve: 500 });
-    await putRunningRecord(services.usage, {
+    await services.store.records.putRunning({
       id: 'req_died_1',
       memberId,
       keyId: principal.keyId,
@@ -142,7 +133,7 @@ describe('accounting under store and process faults', () => {
     });
     // The dead request's lease holds the only concurrency slot until it expires.
     await expect(admit(services, { principal, requestId: 'req_died_2', reserve: 1 })).rejects.toMatchObject({
-      code: 'concurrency_limit',
+      refusal: { reason: 'concurrency', scope: 'member', limit: 1 },
     });
     pastLeaseExpiry(services);
     // Admission itself reaps the expired lease when it stands in the way.
@@ -162,24 +153,24 @@ describe('accounting under store and process faults', () => {
 });
 
 describe('settlement past its once-only gate', () => {
-  it('retries the record and rollup writes, so a passing store fault loses nothing', async () => {
-    const { memberId, key } = await gateway.admin.createMemberWithKey({ dailyTokens: 100_000 });
+  it('retries the rollup write, so a passing store fault loses nothing', async () => {
+    const { memberId, keyId, key } = await gateway.admin.createMemberWithKey({ dailyTokens: 100_000 });
     const client = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
-    let failures = 2;
-    // The record close fails twice, then the store recovers.
-    throttleUpdates(gateway.host.services.client, (input) => {
-      if (!String(input.UpdateExpression).includes('#state = :state') || failures === 0) return false;
-      failures--;
-      return true;
-    });
+    const services = gateway.host.services;
+    // The rollup write fails twice, then the store recovers.
+    const fault = failVerb(services.store, 'rollups', 'add', 2);
     const { response } = await client.chat.completions
       .create({ model: 'acme/acme-1', messages: [{ role: 'user', content: 'hi' }] })
       .withResponse();
-    const record = await settledRecord(gateway.host.services, response.headers.get('x-request-id')!);
+    const record = await settledRecord(services, response.headers.get('x-request-id')!);
+    await Promise.allSettled([...services.background]);
     restore?.();
-    expect(failures).toBe(0);
+    expect(fault.failures()).toBe(2);
     expect(record).toMatchObject({ state: 'completed', source: 'measured', charge: 26 });
-    const member = await memberAfterSettlement(gateway.host.services, memberId);
+    const member = await memberAfterSettlement(services, memberId);
     expect(member.leases).toEqual({});
+    const hour = record.startedAt.slice(0, 13);
+    const rollups = await services.store.rollups.read({ by: 'hour', first: hour, last: hour, keyId });
+    expect(rollups).toMatchObject([{ requests: 1, charge: 26 }]);
   });
 });

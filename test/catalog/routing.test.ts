@@ -9,8 +9,6 @@ const prefixes = ['lb', 'lb2', 'alpha', 'beta', 'gamma'];
 
 function connection(overrides: Partial<ConnectionItem>): ConnectionItem {
   return {
-    pk: 'connection#x',
-    kind: 'connection',
     id: 'con_x',
     provider: 'openai',
     wire: 'openai-chat',

@@ -1,21 +1,16 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { CloudFormationClient, DescribeStacksCommand, type Output } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type EmbeddedStore, startEmbeddedStore } from '../../infra/local/embedded-store.ts';
+import { localTableNames } from '../../infra/local/open-local-store.ts';
 import { stackOutputKeys, tableOutputKey } from '../../infra/stack-outputs.ts';
-import { createDocumentClient } from '../../shared/store/dynamo-client.ts';
-import { findSecret } from '../../shared/store/key-store.ts';
-import { getMember } from '../../shared/store/member-store.ts';
+import { hashKeySecret } from '../../shared/auth/key-secret.ts';
 import { tableDefinitions } from '../../shared/store/table-definitions.ts';
+import { startTestStore, type TestStore } from '../support/test-store.ts';
 import { runInProcess } from './cli-harness.ts';
 
 // The real store engine stands in for the stage's DynamoDB; only DescribeStacks is stubbed. The SDK sends
 // DynamoDB calls to AWS_ENDPOINT_URL_DYNAMODB, so the command runs exactly as it would against AWS.
-let dataDir: string;
-let store: EmbeddedStore;
+let store: TestStore;
 const cloudFormation = mockClient(CloudFormationClient);
 const gatewayUrl = 'https://d111111abcdef8.cloudfront.net';
 
@@ -27,22 +22,20 @@ function stageOutputs(stage: string): Output[] {
     { OutputKey: stackOutputKeys.region, OutputValue: 'eu-west-1' },
     ...tableDefinitions.map((definition) => ({
       OutputKey: tableOutputKey(definition.logicalName),
-      OutputValue: store.tableNames[definition.logicalName],
+      OutputValue: localTableNames[definition.logicalName],
     })),
   ];
 }
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'bootstrap-test-'));
-  store = await startEmbeddedStore(dataDir);
+  store = await startTestStore('dynalite');
 });
 afterAll(async () => {
   await store.close();
-  await rm(dataDir, { recursive: true, force: true });
 });
 beforeEach(() => {
   cloudFormation.reset();
-  vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', store.endpoint);
+  vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', store.endpoint as string);
   vi.stubEnv('AWS_ACCESS_KEY_ID', 'test');
   vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test');
   // Nothing may fall back to the instance metadata service or a profile on this machine.
@@ -66,15 +59,9 @@ describe('gateway-admin bootstrap', () => {
     if (!adminKey) throw new Error(`no admin key in ${first.stdout}`);
 
     // The key is one the gateway's own store code accepts, of an administrator.
-    const client = createDocumentClient({ region: 'eu-west-1', endpoint: store.endpoint });
-    try {
-      const control = { client, tableName: store.tableNames.control };
-      const lookup = await findSecret(control, adminKey);
-      if (!lookup) throw new Error('the issued key is not in the control table');
-      expect((await getMember(control, lookup.memberId))?.role).toBe('admin');
-    } finally {
-      client.destroy();
-    }
+    const lookup = await store.store.keys.findBySecretHash(hashKeySecret(adminKey));
+    if (!lookup) throw new Error('the issued key is not in the control table');
+    expect((await store.store.members.get(lookup.memberId))?.role).toBe('admin');
 
     const again = await runInProcess(['bootstrap', '--stage', 'alpha', '--json'], { env: { AWS_REGION: 'eu-west-1' } });
     expect(again.code).toBe(0);

@@ -1,10 +1,10 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../cli/cli-harness.ts';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { everythingStored } from '../support/store-contents.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 let upstream: FakeUpstream;
@@ -77,9 +77,7 @@ describe('the admin CLI against the running gateway', () => {
   });
 
   it('keeps provider credentials out of the tables, in a 0600 secret file', async () => {
-    const services = gateway.host.services;
-    const scanned = await services.control.client.send(new ScanCommand({ TableName: services.control.tableName }));
-    const tableText = JSON.stringify(scanned.Items);
+    const tableText = await everythingStored(gateway.host.services);
     expect(tableText).not.toContain(providerCredential);
     expect(tableText).not.toContain(gateway.adminKey);
     const secretFile = join(dataDir, 'secrets.json');

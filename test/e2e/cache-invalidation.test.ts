@@ -1,8 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { revokeKey } from '../../shared/store/key-store.ts';
-import { setMemberStatus } from '../../shared/store/member-store.ts';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
 import { outcome } from '../support/openai-refusal.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
@@ -127,7 +125,7 @@ describe('a change another process made (another Lambda instance) applies to the
     expect(await readUsage(key)).toEqual({ status: 200, code: undefined });
     upstream.reset();
 
-    await revokeKey(gateway.host.services.control, keyId);
+    await gateway.host.services.store.keys.revoke(keyId);
     expect(await outcome(ask(key))).toEqual({ status: 401, code: 'key_revoked' });
     expect(await countTokens(key)).toEqual({ status: 401, code: 'key_revoked' });
     expect(await outcome(listModels(key))).toEqual({ status: 401, code: 'key_revoked' });
@@ -141,7 +139,7 @@ describe('a change another process made (another Lambda instance) applies to the
     expect(await countTokens(key)).toEqual({ status: 200, code: undefined });
     upstream.reset();
 
-    await setMemberStatus(gateway.host.services.control, memberId, 'suspended');
+    await gateway.host.services.store.members.setStatus(memberId, 'suspended');
     expect(await outcome(ask(key))).toEqual({ status: 403, code: 'member_suspended' });
     expect(await countTokens(key)).toEqual({ status: 403, code: 'member_suspended' });
     expect(await outcome(listModels(key))).toEqual({ status: 403, code: 'member_suspended' });

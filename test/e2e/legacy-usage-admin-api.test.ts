@@ -1,4 +1,3 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
@@ -29,11 +28,7 @@ async function post(body: unknown, key: string | null = gateway.adminKey) {
 }
 
 async function storedItems(): Promise<Record<string, unknown>[]> {
-  const { legacyUsage } = gateway.host.services;
-  const scanned = await legacyUsage.client.send(
-    new ScanCommand({ TableName: legacyUsage.tableName, ConsistentRead: true }),
-  );
-  return scanned.Items ?? [];
+  return (await gateway.host.services.store.legacyUsage.list()).map((record) => ({ ...record }));
 }
 
 describe('POST /admin/v1/legacy-usage', () => {

@@ -1,11 +1,10 @@
 import { fileURLToPath } from 'node:url';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../cli/cli-harness.ts';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
-import { memberAfterSettlement } from '../support/usage-records.ts';
+import { memberAfterSettlement, usageSnapshot } from '../support/usage-records.ts';
 
 const goodFile = fileURLToPath(new URL('../fixtures/legacy-usage/engine-0.1.jsonl', import.meta.url));
 const malformedFile = fileURLToPath(new URL('../fixtures/legacy-usage/malformed.jsonl', import.meta.url));
@@ -39,30 +38,21 @@ const importFile = (file: string, ...flags: string[]) =>
     fetch: globalThis.fetch,
   });
 
-async function scan(tableName: string): Promise<Record<string, unknown>[]> {
-  const { client } = gateway.host.services;
-  return (await client.send(new ScanCommand({ TableName: tableName, ConsistentRead: true }))).Items ?? [];
-}
-
-/** A table's items in a stable order, to show that an import left it exactly as it was. */
-async function snapshot(tableName: string): Promise<string[]> {
-  return (await scan(tableName)).map((item) => JSON.stringify(item, Object.keys(item).sort())).sort();
-}
+const storedLegacyRecords = () => gateway.host.services.store.legacyUsage.list();
 
 describe('usage import-legacy against the running gateway', () => {
   it('refuses a malformed file with exit 2 and stores none of it, not even its good lines', async () => {
     const run = await importFile(malformedFile);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('malformed.jsonl line 2: model: required');
-    expect(await scan(gateway.host.services.legacyUsage.tableName)).toEqual([]);
+    expect(await storedLegacyRecords()).toEqual([]);
   });
 
   it('stores the records apart, leaving gateway records and rollups untouched, and skips them on a second run', async () => {
     const { services } = gateway.host;
-    const usageBefore = await snapshot(services.usage.tableName);
-    const rollupsBefore = await snapshot(services.rollups.tableName);
-    expect(usageBefore).toHaveLength(1);
-    expect(rollupsBefore.length).toBeGreaterThan(0);
+    const before = await usageSnapshot(services);
+    expect(before.records).toHaveLength(1);
+    expect(before.rollups.length).toBeGreaterThan(0);
 
     const first = await importFile(goodFile);
     expect(first).toMatchObject({ code: 0, stderr: '' });
@@ -73,7 +63,7 @@ describe('usage import-legacy against the running gateway', () => {
     expect(second.code).toBe(0);
     expect(JSON.parse(second.stdout)).toEqual({ imported: 0, skipped: 6 });
 
-    const stored = await scan(services.legacyUsage.tableName);
+    const stored: Record<string, unknown>[] = (await storedLegacyRecords()).map((record) => ({ ...record }));
     expect(stored).toHaveLength(5);
     expect(JSON.stringify(stored)).not.toContain('CANARY');
     expect(stored.every((item) => item['generation'] === '0.1')).toBe(true);
@@ -85,7 +75,6 @@ describe('usage import-legacy against the running gateway', () => {
       cachedInputTokens: null,
     });
 
-    expect(await snapshot(services.usage.tableName)).toEqual(usageBefore);
-    expect(await snapshot(services.rollups.tableName)).toEqual(rollupsBefore);
+    expect(await usageSnapshot(services)).toEqual(before);
   });
 });

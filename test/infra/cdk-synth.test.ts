@@ -4,8 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { localTableNames } from '../../infra/local/open-local-store.ts';
 import { pascalCase } from '../../infra/pascal-case.ts';
 import { scheduledFunctionIds } from '../../infra/scheduled-functions.ts';
 import { stackNameFor } from '../../infra/stack-outputs.ts';
@@ -13,7 +13,6 @@ import { bootstrapAdministrator } from '../../shared/admin/bootstrap-admin.ts';
 import { type FunctionId, functionIds } from '../../shared/http/route-table.ts';
 import { gatewayMetricNames } from '../../shared/observability/metric-names.ts';
 import { tableEnvironment } from '../../shared/store/table-definitions.ts';
-import type { UsageRecord } from '../../shared/store/usage-record-store.ts';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
 import { startTestStore } from '../support/test-store.ts';
 import {
@@ -143,7 +142,7 @@ describe('the built bundles under a stubbed awslambda global', () => {
   const handlers = new Map<string, unknown>();
 
   beforeAll(async () => {
-    store = await startTestStore();
+    store = await startTestStore('dynalite');
     upstream = await startFakeUpstream();
     secretsDirectory = await mkdtemp(join(tmpdir(), 'bundle-secrets-'));
     const issued = await bootstrapAdministrator(store.services, undefined);
@@ -152,13 +151,8 @@ describe('the built bundles under a stubbed awslambda global', () => {
 
     // The environment the stack gives a function, pointed at the embedded store and a local secret file.
     const environment: Record<string, string> = {
-      ...tableEnvironment({
-        control: store.services.config.tables.control,
-        usage: store.services.config.tables.usage,
-        rollups: store.services.config.tables.rollups,
-        legacyUsage: store.services.config.tables.legacyUsage,
-      }),
-      GATEWAY_DYNAMODB_ENDPOINT: store.services.config.dynamoEndpoint ?? '',
+      ...tableEnvironment(localTableNames),
+      GATEWAY_DYNAMODB_ENDPOINT: store.endpoint as string,
       AWS_REGION: 'eu-west-1',
       GATEWAY_SECRET_STORE: 'file',
       GATEWAY_SECRET_FILE: join(secretsDirectory, 'secrets.json'),
@@ -232,10 +226,7 @@ describe('the built bundles under a stubbed awslambda global', () => {
     expect(JSON.parse(answer.body)).toHaveProperty('choices');
     expect(upstream.requests.at(-1)?.headers['authorization']).toBe('Bearer provider-secret');
     const requestId = answer.headers['x-request-id'];
-    const stored = await store.services.usage.client.send(
-      new GetCommand({ TableName: store.services.usage.tableName, Key: { id: requestId }, ConsistentRead: true }),
-    );
-    expect((stored.Item as UsageRecord | undefined)?.state).toBe('completed');
+    expect((await store.store.records.get(requestId as string))?.state).toBe('completed');
   });
 
   it('responses answers through the upstream', async () => {

@@ -2,11 +2,9 @@ import { Agent } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routeTable } from '../../shared/http/route-table.ts';
-import type { UsageRecord } from '../../shared/store/usage-record-store.ts';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
-import { memberAfterSettlement } from '../support/usage-records.ts';
-import { scanTable } from './support/scan-table.ts';
+import { allRecords, memberAfterSettlement } from '../support/usage-records.ts';
 import { errorCodeOf, forEachConcurrently, sendRequest } from './support/send-request.ts';
 import { type BodyWire, fuzzRequests, type WireCase, wireCases } from './support/wire-cases.ts';
 
@@ -117,8 +115,7 @@ describe('fuzzing every wire route', () => {
     expect(answer.status).toBe(200);
     const member = await memberAfterSettlement(gateway.host.services, memberId);
     expect(member.leases).toEqual({});
-    const { usage } = gateway.host.services;
-    const records = (await scanTable(usage.client, usage.tableName)) as unknown as UsageRecord[];
+    const records = await allRecords(gateway.host.services);
     expect(records.length).toBeGreaterThan(0);
     const running = records.filter((record) => record.state === 'running');
     expect(running).toEqual([]);

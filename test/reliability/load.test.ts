@@ -1,11 +1,9 @@
 import { Agent, request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GatewayServices } from '../../shared/config/gateway-services.ts';
-import type { UsageRecord } from '../../shared/store/usage-record-store.ts';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
-import { memberAfterSettlement } from '../support/usage-records.ts';
-import { scanTable } from './support/scan-table.ts';
+import { allRecords, memberAfterSettlement } from '../support/usage-records.ts';
 
 /**
  * 500 concurrent clients on loopback for a bounded time, half streaming, some of them hanging up mid-stream,
@@ -90,13 +88,16 @@ function call(agent: Agent, key: string, stream: boolean, hangUp: boolean): Prom
   });
 }
 
-const allRecords = async (services: GatewayServices) =>
-  (await scanTable(services.usage.client, services.usage.tableName)) as unknown as UsageRecord[];
-
 async function hourlyRollupCharge(services: GatewayServices, memberId: string): Promise<number> {
-  return (await scanTable(services.rollups.client, services.rollups.tableName))
-    .filter((item) => item.memberId === memberId && /^\d\d#/.test(String(item.sk)))
-    .reduce((sum, item) => sum + Number(item.charge ?? 0), 0);
+  const now = services.now().getTime();
+  const hour = (at: number) => new Date(at).toISOString().slice(0, 13);
+  const rows = await services.store.rollups.read({
+    by: 'hour',
+    first: hour(now - 86_400_000),
+    last: hour(now + 86_400_000),
+    memberId,
+  });
+  return rows.reduce((sum, row) => sum + row.charge, 0);
 }
 
 describe('500 concurrent clients', () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type GatewayHost, startGatewayHost } from '../../infra/local/gateway-host.ts';
 import { generateKeySecret } from '../../shared/auth/key-secret.ts';
 import { heldClock, pinnedInstant } from './pinned-clock.ts';
+import { gatewayEngineOfThisRun } from './test-store.ts';
 
 export interface TestGateway {
   url: string;
@@ -16,8 +17,9 @@ export interface TestGateway {
 }
 
 /**
- * Starts the real local host on a free loopback port with a fresh data folder. In a run with a pinned instant
- * (pinned-clock.ts) the gateway's calendar clock is held there.
+ * Starts the real local host on a free loopback port with a fresh data folder, on this run's store engine
+ * (`GATEWAY_TEST_STORE`, test-store.ts; SQLite by default). In a run with a pinned instant (pinned-clock.ts) the
+ * gateway's calendar clock is held there.
  */
 export async function startTestGateway(
   options: { environment?: Record<string, string>; dataDir?: string; adminKey?: string } = {},
@@ -29,7 +31,7 @@ export async function startTestGateway(
     port: 0,
     dataDir,
     adminKey,
-    environment: { GATEWAY_CACHE_TTL_MS: '0', ...options.environment },
+    environment: { GATEWAY_CACHE_TTL_MS: '0', GATEWAY_STORE: gatewayEngineOfThisRun(), ...options.environment },
     reaperIntervalMs: 0,
   });
   const instant = pinnedInstant();

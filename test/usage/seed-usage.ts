@@ -1,13 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mapWithConcurrency } from '../../shared/async-work/map-with-concurrency.ts';
 import type { GatewayServices } from '../../shared/config/gateway-services.ts';
-import { addToRollup } from '../../shared/store/rollup-store.ts';
-import {
-  closeRecord,
-  putRunningRecord,
-  type RecordOutcome,
-  type RunningRecord,
-} from '../../shared/store/usage-record-store.ts';
-import { mapWithConcurrency } from '../../shared/usage/map-with-concurrency.ts';
+import type { RecordOutcome, RunningRecord } from '../../shared/store/usage-records.ts';
 
 export interface SeedRequest {
   memberId: string;
@@ -48,7 +42,7 @@ export async function seedRequest(services: GatewayServices, seed: SeedRequest):
   };
   const state = seed.state ?? 'completed';
   if (state === 'running') {
-    await putRunningRecord(services.usage, record);
+    await services.store.records.putRunning(record);
     return record;
   }
   const durationMs = seed.durationMs ?? 1_500;
@@ -63,7 +57,8 @@ export async function seedRequest(services: GatewayServices, seed: SeedRequest):
     charge: seed.charge ?? 150,
     source: seed.inputTokens === null || seed.outputTokens === null ? 'conservative' : 'measured',
   };
-  if (await closeRecord(services.usage, record, outcome)) await addToRollup(services.rollups, record, outcome);
+  const closed = { record, outcome };
+  if (await services.store.records.close(closed)) await services.store.rollups.add([closed]);
   return record;
 }
 

@@ -1,23 +1,14 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ensureTable } from '../../shared/store/create-tables.ts';
-import { type TableLogicalName, tableDefinitions } from '../../shared/store/table-definitions.ts';
 
-export interface EmbeddedStore {
+export interface EmbeddedDynalite {
   endpoint: string;
-  tableNames: Readonly<Record<TableLogicalName, string>>;
   close(): Promise<void>;
 }
 
-/** Local physical names; on AWS the stack chooses them. Keyed by every logical name, so a new table must get one. */
-const localTableNames: Readonly<Record<TableLogicalName, string>> = {
-  control: 'gateway-control',
-  usage: 'gateway-usage',
-  rollups: 'gateway-rollups',
-  legacyUsage: 'gateway-legacy-usage',
-};
+/** Where the embedded dynalite keeps its LevelDB files, inside the data folder. */
+export const dynaliteFolder = (dataDir: string) => join(dataDir, 'dynamodb');
 
 /** What the store thread (store-thread.cjs) tells the gateway. */
 type StoreThreadMessage =
@@ -26,13 +17,12 @@ type StoreThreadMessage =
   | { type: 'closed'; message?: string };
 
 /**
- * The DynamoDB API served in-process by dynalite, persisted under the data folder, with the gateway's tables
- * created on first start. Dynalite runs in its own worker thread: on one event loop with the gateway, about a
+ * The DynamoDB API served in-process by dynalite, persisted under the data folder. Dynalite runs in its own worker thread: on one event loop with the gateway, about a
  * millisecond of store CPU per call sat between requests and between the chunks of every open stream. Only one
  * store may open a data folder: dynalite crashes on a second.
  */
-export async function startEmbeddedStore(dataDir: string): Promise<EmbeddedStore> {
-  const path = join(dataDir, 'dynamodb');
+export async function startEmbeddedDynalite(dataDir: string): Promise<EmbeddedDynalite> {
+  const path = dynaliteFolder(dataDir);
   await mkdir(path, { recursive: true });
   const worker = new Worker(new URL('./store-thread.cjs', import.meta.url), {
     workerData: { options: { path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 } },
@@ -54,26 +44,8 @@ export async function startEmbeddedStore(dataDir: string): Promise<EmbeddedStore
   worker.on('exit', (code) => {
     if (!closing) throw new Error(`the embedded store thread exited unexpectedly with code ${code}`);
   });
-  const endpoint = `http://127.0.0.1:${port}`;
-  const client = new DynamoDBClient({
-    region: 'local',
-    endpoint,
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  try {
-    for (const definition of tableDefinitions) {
-      await ensureTable(client, localTableNames[definition.logicalName], definition);
-    }
-  } catch (error) {
-    closing = true;
-    await worker.terminate();
-    throw error;
-  } finally {
-    client.destroy();
-  }
   return {
-    endpoint,
-    tableNames: { ...localTableNames },
+    endpoint: `http://127.0.0.1:${port}`,
     close: async () => {
       if (closing) return;
       closing = true;

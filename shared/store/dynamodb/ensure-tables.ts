@@ -5,7 +5,7 @@ import {
   type DynamoDBClient,
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
-import type { TableDefinition } from './table-definitions.ts';
+import { type TableDefinition, type TableLogicalName, tableDefinitions } from '../table-definitions.ts';
 
 /** Creates a table from its shared definition unless it exists; the local host calls this at every start. */
 export async function ensureTable(
@@ -60,4 +60,12 @@ async function waitUntilActive(client: DynamoDBClient, tableName: string): Promi
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`table ${tableName} did not become active`);
+}
+
+/** Every table of the shared definitions, under the given names (a local host or a test picks its own). */
+export async function ensureTables(
+  client: DynamoDBClient,
+  tableNames: Readonly<Record<TableLogicalName, string>>,
+): Promise<void> {
+  for (const definition of tableDefinitions) await ensureTable(client, tableNames[definition.logicalName], definition);
 }

@@ -1,0 +1,44 @@
+import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoTables } from './dynamo-tables.ts';
+
+export async function getControlItem<T>(tables: DynamoTables, pk: string, consistent = false): Promise<T | undefined> {
+  const result = await tables.client.send(
+    new GetCommand({ TableName: tables.names.control, Key: { pk }, ConsistentRead: consistent }),
+  );
+  return result.Item as T | undefined;
+}
+
+/**
+ * Lists the items of one kind: the keys-only index gives the primary keys, a batch read the items. The index
+ * projects keys only so that the constant admission writes to member items never replicate into it.
+ */
+export async function listControlItems<T>(tables: DynamoTables, kind: string): Promise<T[]> {
+  const tableName = tables.names.control;
+  const keys: { pk: string }[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await tables.client.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: 'kind-index',
+        KeyConditionExpression: '#kind = :kind',
+        ExpressionAttributeNames: { '#kind': 'kind' },
+        ExpressionAttributeValues: { ':kind': kind },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of page.Items ?? []) keys.push({ pk: String(item.pk) });
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+
+  const items: T[] = [];
+  for (let offset = 0; offset < keys.length; offset += 100) {
+    let pending: { pk: string }[] | undefined = keys.slice(offset, offset + 100);
+    while (pending && pending.length > 0) {
+      const batch = await tables.client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }));
+      items.push(...((batch.Responses?.[tableName] ?? []) as T[]));
+      pending = batch.UnprocessedKeys?.[tableName]?.Keys as { pk: string }[] | undefined;
+    }
+  }
+  return items;
+}

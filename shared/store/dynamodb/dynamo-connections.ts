@@ -1,0 +1,55 @@
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { toConnectionView } from '../control-items.ts';
+import { StoreConflictError, StoreNotFoundError } from '../store-errors.ts';
+import type { ConnectionStore } from '../store-port.ts';
+import { conditionFragments } from './condition-fragments.ts';
+import { type ConnectionControlItem, connectionKey, toConnection } from './control-item-shapes.ts';
+import { listControlItems } from './control-reads.ts';
+import { type DynamoTables, isConditionFailure } from './dynamo-tables.ts';
+
+export function dynamoConnections(tables: DynamoTables): ConnectionStore {
+  const tableName = tables.names.control;
+  return {
+    async create(connection) {
+      const item: ConnectionControlItem = { ...connectionKey(connection.id), kind: 'connection', ...connection };
+      try {
+        await tables.client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: item,
+            ConditionExpression: conditionFragments.controlItemAbsent,
+          }),
+        );
+      } catch (error) {
+        if (isConditionFailure(error)) {
+          throw new StoreConflictError('exists', `A connection has the id ${connection.id} already.`);
+        }
+        throw error;
+      }
+    },
+
+    async list() {
+      const items = await listControlItems<ConnectionControlItem>(tables, 'connection');
+      return items.map(toConnection).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    },
+
+    async setEnabled(id, enabled) {
+      try {
+        const result = await tables.client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: connectionKey(id),
+            UpdateExpression: 'SET enabled = :enabled',
+            ConditionExpression: conditionFragments.controlItemExists,
+            ExpressionAttributeValues: { ':enabled': enabled },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return toConnectionView(result.Attributes as ConnectionControlItem);
+      } catch (error) {
+        if (isConditionFailure(error)) throw new StoreNotFoundError('connection', `No connection has the id ${id}.`);
+        throw error;
+      }
+    },
+  };
+}

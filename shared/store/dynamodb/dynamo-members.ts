@@ -1,0 +1,143 @@
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { holderMemberId, type MemberProfile, toMemberProfile } from '../control-items.ts';
+import { newId } from '../ids.ts';
+import { StoreConflictError, StoreNotFoundError } from '../store-errors.ts';
+import type { MemberStore } from '../store-port.ts';
+import { conditionFragments } from './condition-fragments.ts';
+import {
+  type BootstrapItem,
+  bootstrapKey,
+  emptyAdmissionState,
+  type MemberItem,
+  memberKey,
+} from './control-item-shapes.ts';
+import { getControlItem, listControlItems } from './control-reads.ts';
+import { type DynamoTables, isConditionFailure } from './dynamo-tables.ts';
+
+export function dynamoMembers(tables: DynamoTables): MemberStore {
+  const tableName = tables.names.control;
+  return {
+    async create(input, now) {
+      const id = input.id ?? newId('mem');
+      const item: MemberItem = {
+        ...memberKey(id),
+        kind: 'member',
+        id,
+        name: input.name,
+        role: input.role,
+        status: 'active',
+        policy: input.policy,
+        createdAt: now.toISOString(),
+        ...emptyAdmissionState(),
+      };
+      try {
+        await tables.client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: item,
+            ConditionExpression: conditionFragments.controlItemAbsent,
+          }),
+        );
+      } catch (error) {
+        if (isConditionFailure(error)) throw new StoreConflictError('exists', `A member has the id ${id} already.`);
+        throw error;
+      }
+      return toMemberProfile(item);
+    },
+
+    async get(id, options) {
+      const item = await getControlItem<MemberItem>(tables, memberKey(id).pk, options?.consistent);
+      return item && toMemberProfile(item);
+    },
+
+    async list() {
+      const items = await listControlItems<MemberItem>(tables, 'member');
+      return items.map(toMemberProfile).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    },
+
+    /** The status lives in the member item that admission writes, so a change takes effect on the next request. */
+    async setStatus(id, status) {
+      try {
+        const result = await tables.client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: memberKey(id),
+            UpdateExpression: 'SET #status = :status',
+            ConditionExpression: conditionFragments.controlItemExists,
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':status': status },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return toMemberProfile(result.Attributes as MemberItem);
+      } catch (error) {
+        if (isConditionFailure(error)) throw new StoreNotFoundError('member', `No member has the id ${id}.`);
+        throw error;
+      }
+    },
+
+    /**
+     * One write that creates the wallet's member item on first use and sets the admission maps only where they do
+     * not exist yet, so counters already there are kept.
+     */
+    async setHoldings(wallet, usd, now): Promise<MemberProfile> {
+      const id = holderMemberId(wallet);
+      const initial: Record<string, unknown> = {
+        kind: 'member',
+        id,
+        name: `holder ${wallet}`,
+        role: 'holder',
+        status: 'active',
+        policy: {},
+        createdAt: now.toISOString(),
+        ...emptyAdmissionState(),
+      };
+      const names: Record<string, string> = { '#holdings': 'holdings', '#role': 'role' };
+      const values: Record<string, unknown> = { ':holdings': { usd, at: now.toISOString() }, ':holder': 'holder' };
+      const assignments = ['#holdings = :holdings'];
+      for (const [field, value] of Object.entries(initial)) {
+        names[`#${field}`] = field;
+        values[`:${field}`] = value;
+        assignments.push(`#${field} = if_not_exists(#${field}, :${field})`);
+      }
+      try {
+        const result = await tables.client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: memberKey(id),
+            UpdateExpression: `SET ${assignments.join(', ')}`,
+            ConditionExpression: conditionFragments.holderOrAbsent,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return toMemberProfile(result.Attributes as MemberItem);
+      } catch (error) {
+        if (isConditionFailure(error)) throw new StoreNotFoundError('member', `"${wallet}" is not a holder wallet.`);
+        throw error;
+      }
+    },
+
+    async firstAdministrator() {
+      return (await getControlItem<BootstrapItem>(tables, bootstrapKey, true))?.adminMemberId;
+    },
+
+    async recordFirstAdministrator(memberId) {
+      try {
+        await tables.client.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { pk: bootstrapKey, adminMemberId: memberId } satisfies BootstrapItem,
+            ConditionExpression: conditionFragments.controlItemAbsent,
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+      const stored = await getControlItem<BootstrapItem>(tables, bootstrapKey, true);
+      if (!stored) throw new Error('the bootstrap record vanished while it was being written');
+      return stored.adminMemberId;
+    },
+  };
+}

@@ -1,0 +1,115 @@
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { UsageRecordStore } from '../store-port.ts';
+import type { ClosedRequest, UsageRecord } from '../usage-records.ts';
+import { conditionFragments } from './condition-fragments.ts';
+import { readRecordsNewestFirst } from './dynamo-record-queries.ts';
+import { type DynamoTables, isConditionFailure } from './dynamo-tables.ts';
+
+// Closing sets the outcome...
+const outcomeAssignments = [
+  '#state = :state',
+  '#status = :status',
+  'endedAt = :endedAt',
+  'durationMs = :durationMs',
+  'inputTokens = :inputTokens',
+  'cachedInputTokens = :cachedInputTokens',
+  'outputTokens = :outputTokens',
+  'charge = :charge',
+  '#source = :source',
+];
+// ...and what admission knew only where the running record is missing, so a late running write cannot change it.
+const admissionAssignments = [
+  'memberId',
+  'keyId',
+  'provider',
+  'model',
+  'connectionId',
+  'upstream',
+  'wire',
+  '#stream',
+  'startedAt',
+  '#day',
+  'reserved',
+].map((field) => `${field} = if_not_exists(${field}, :${field.replace('#', '')})`);
+const closingAssignments = [...outcomeAssignments, ...admissionAssignments].join(', ');
+
+/**
+ * Closes a record once. When the running record never arrived (its write failed or lost a race), the whole
+ * record is written from the outcome so every admitted request still ends with exactly one closed record.
+ */
+export async function closeRecord(tables: DynamoTables, { record, outcome }: ClosedRequest): Promise<boolean> {
+  try {
+    await tables.client.send(
+      new UpdateCommand({
+        TableName: tables.names.usage,
+        Key: { id: record.id },
+        UpdateExpression: `SET ${closingAssignments}`,
+        ConditionExpression: conditionFragments.recordOpen,
+        ExpressionAttributeNames: {
+          '#state': 'state',
+          '#status': 'status',
+          '#source': 'source',
+          '#stream': 'stream',
+          '#day': 'day',
+        },
+        ExpressionAttributeValues: {
+          ':running': 'running',
+          ':state': outcome.state,
+          ':status': outcome.status,
+          ':endedAt': outcome.endedAt,
+          ':durationMs': outcome.durationMs,
+          ':inputTokens': outcome.inputTokens,
+          ':cachedInputTokens': outcome.cachedInputTokens,
+          ':outputTokens': outcome.outputTokens,
+          ':charge': outcome.charge,
+          ':source': outcome.source,
+          ':memberId': record.memberId,
+          ':keyId': record.keyId,
+          ':provider': record.provider,
+          ':model': record.model,
+          ':connectionId': record.connectionId,
+          ':upstream': record.upstream,
+          ':wire': record.wire,
+          ':stream': record.stream,
+          ':startedAt': record.startedAt,
+          ':day': record.day,
+          ':reserved': record.reserved,
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+export function dynamoRecords(tables: DynamoTables): UsageRecordStore {
+  return {
+    async putRunning(record) {
+      try {
+        await tables.client.send(
+          new PutCommand({
+            TableName: tables.names.usage,
+            Item: record,
+            ConditionExpression: conditionFragments.recordAbsent,
+          }),
+        );
+      } catch (error) {
+        // Already written: settlement may have closed this request first. Closing is conditional: nothing is lost.
+        if (!isConditionFailure(error)) throw error;
+      }
+    },
+
+    close: (closed) => closeRecord(tables, closed),
+
+    async get(id) {
+      const result = await tables.client.send(
+        new GetCommand({ TableName: tables.names.usage, Key: { id }, ConsistentRead: true }),
+      );
+      return result.Item as UsageRecord | undefined;
+    },
+
+    newest: (query) => readRecordsNewestFirst(tables, query),
+  };
+}

@@ -1,0 +1,45 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { GatewayStore } from '../store-port.ts';
+import type { TableLogicalName } from '../table-definitions.ts';
+import { dynamoAdmission } from './dynamo-admission.ts';
+import { dynamoConnections } from './dynamo-connections.ts';
+import { dynamoKeys } from './dynamo-keys.ts';
+import { dynamoLegacyUsage } from './dynamo-legacy-usage.ts';
+import { dynamoMembers } from './dynamo-members.ts';
+import { dynamoRecords } from './dynamo-records.ts';
+import { readRollups } from './dynamo-rollup-queries.ts';
+import { addToRollups } from './dynamo-rollups.ts';
+import { createDocumentClient, type DynamoClientOptions, type DynamoTables } from './dynamo-tables.ts';
+
+/** The DynamoDB engine, with its client for whoever instruments it (the benchmark counts its round trips). */
+export interface DynamoStore extends GatewayStore {
+  readonly engine: 'dynamodb';
+  readonly client: DynamoDBDocumentClient;
+}
+
+export interface DynamoStoreOptions extends DynamoClientOptions {
+  tableNames: Readonly<Record<TableLogicalName, string>>;
+}
+
+/**
+ * The store port on DynamoDB: AWS in the stack, the embedded dynalite or any endpoint on one machine. The tables
+ * must exist (the stack declares them; `ensureTables` creates them elsewhere).
+ */
+export function createDynamoStore(options: DynamoStoreOptions): DynamoStore {
+  const client = createDocumentClient(options);
+  const tables: DynamoTables = { client, names: { ...options.tableNames } };
+  return {
+    engine: 'dynamodb',
+    client,
+    members: dynamoMembers(tables),
+    keys: dynamoKeys(tables),
+    connections: dynamoConnections(tables),
+    admission: dynamoAdmission(tables),
+    records: dynamoRecords(tables),
+    rollups: { add: (closed) => addToRollups(tables, closed), read: (query) => readRollups(tables, query) },
+    legacyUsage: dynamoLegacyUsage(tables),
+    async close() {
+      client.destroy();
+    },
+  };
+}

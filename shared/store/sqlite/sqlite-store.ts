@@ -1,0 +1,38 @@
+import type Database from 'better-sqlite3';
+import type { GatewayStore } from '../store-port.ts';
+import { sqliteAdmission } from './sqlite-admission.ts';
+import { sqliteConnections, sqliteKeys, sqliteMembers } from './sqlite-control.ts';
+import { guardVerbs, openDatabase, type SqliteOptions } from './sqlite-database.ts';
+import { sqliteRecords } from './sqlite-records.ts';
+import { Statements } from './sqlite-statements.ts';
+import { sqliteLegacyUsage, sqliteRollups } from './sqlite-usage.ts';
+
+/** The SQLite engine, with its database handle for whoever inspects it (tests, the upgrade import). */
+export interface SqliteStore extends GatewayStore {
+  readonly engine: 'sqlite';
+  readonly database: Database.Database;
+}
+
+/**
+ * The store port on one SQLite database file (better-sqlite3: synchronous, so one admission is one transaction
+ * of a few microseconds on the gateway's own thread, with no round trip). One process per database file: the
+ * local host holds the data folder alone.
+ */
+export function openSqliteStore(options: SqliteOptions): SqliteStore {
+  const database = openDatabase(options);
+  const statements = new Statements(database);
+  return {
+    engine: 'sqlite',
+    database,
+    members: guardVerbs(sqliteMembers(statements)),
+    keys: guardVerbs(sqliteKeys(statements)),
+    connections: guardVerbs(sqliteConnections(statements)),
+    admission: guardVerbs(sqliteAdmission(statements)),
+    records: guardVerbs(sqliteRecords(statements)),
+    rollups: guardVerbs(sqliteRollups(statements)),
+    legacyUsage: guardVerbs(sqliteLegacyUsage(statements)),
+    async close() {
+      if (database.open) database.close();
+    },
+  };
+}

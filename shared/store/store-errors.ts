@@ -1,0 +1,60 @@
+import type { AdmissionRefusal } from './admission.ts';
+
+/**
+ * The errors the store port raises, whichever engine is behind it. They say what happened in the domain's words;
+ * the HTTP layer (shared/http/store-failures.ts) decides the status and code a caller sees.
+ */
+export abstract class StoreError extends Error {}
+
+export type StoredEntity = 'member' | 'key' | 'connection' | 'holder';
+
+/** The thing a write or read names does not exist. */
+export class StoreNotFoundError extends StoreError {
+  readonly entity: StoredEntity;
+
+  constructor(entity: StoredEntity, message: string) {
+    super(message);
+    this.name = 'StoreNotFoundError';
+    this.entity = entity;
+  }
+}
+
+/**
+ * A write that the stored state does not allow:
+ * - `exists`: the id or secret is already taken;
+ * - `key_changed`: the key was rotated or revoked at the same time, or is being rotated;
+ * - `key_revoked`: a revoked key cannot be rotated.
+ */
+export type ConflictReason = 'exists' | 'key_changed' | 'key_revoked';
+
+export class StoreConflictError extends StoreError {
+  readonly reason: ConflictReason;
+
+  constructor(reason: ConflictReason, message: string) {
+    super(message);
+    this.name = 'StoreConflictError';
+    this.reason = reason;
+  }
+}
+
+/**
+ * The engine is throttling, busy or unreachable: the operation did not happen and may be tried again later
+ * (DynamoDB's throttling errors, a SQLite database locked by another process past the busy time-out).
+ */
+export class StoreUnavailableError extends StoreError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+/** Admission refused the request, for the reason it carries. */
+export class AdmissionRefusedError extends StoreError {
+  readonly refusal: AdmissionRefusal;
+
+  constructor(refusal: AdmissionRefusal) {
+    super(`admission refused: ${refusal.reason}`);
+    this.name = 'AdmissionRefusedError';
+    this.refusal = refusal;
+  }
+}

@@ -1,0 +1,194 @@
+import type { AdmissionRequest, AdmissionResult, ExpiredLease } from './admission.ts';
+import type {
+  ConnectionItem,
+  ConnectionView,
+  KeyRecord,
+  KeyView,
+  MemberAccount,
+  MemberProfile,
+  MemberStatus,
+  NewKey,
+  NewMember,
+  SecretLookup,
+  StoredSecret,
+} from './control-items.ts';
+import type {
+  ClosedRequest,
+  LegacyImportResult,
+  LegacyUsageRecord,
+  RollupRow,
+  RunningRecord,
+  StoredLegacyUsageRecord,
+  UsageRecord,
+} from './usage-records.ts';
+
+/**
+ * The store port: every verb the domain needs of its data, in the domain's words. Two engines implement it, each
+ * in its own idiom — `sqlite` (shared/store/sqlite/, one machine) and `dynamodb` (shared/store/dynamodb/, AWS,
+ * dynalite or any endpoint) — and one contract suite (test/store/store-contract.test.ts) holds both to it. Verbs
+ * return domain results and raise the errors of store-errors.ts, never an engine's own.
+ */
+export interface GatewayStore {
+  readonly engine: StoreEngineName;
+  readonly members: MemberStore;
+  readonly keys: KeyStore;
+  readonly connections: ConnectionStore;
+  readonly admission: AdmissionStore;
+  readonly records: UsageRecordStore;
+  readonly rollups: RollupStore;
+  readonly legacyUsage: LegacyUsageStore;
+  /** Releases what the engine holds (connections, file handles); the store is unusable afterwards. */
+  close(): Promise<void>;
+}
+
+export const storeEngineNames = ['sqlite', 'dynamodb'] as const;
+export type StoreEngineName = (typeof storeEngineNames)[number];
+
+export interface ReadOptions {
+  /**
+   * Reflect every write that returned before this read (a strongly consistent read on DynamoDB; SQLite always
+   * does). Without it a read may be a moment stale, which cached authentication accepts because admission
+   * re-checks what must be current.
+   */
+  consistent?: boolean;
+}
+
+export interface MemberStore {
+  /** Raises `StoreConflictError('exists')` when the chosen id is taken. */
+  create(member: NewMember, now: Date): Promise<MemberProfile>;
+  get(id: string, options?: ReadOptions): Promise<MemberProfile | undefined>;
+  /** Every member, oldest first. */
+  list(): Promise<MemberProfile[]>;
+  /** Takes effect on the very next admission. Raises `StoreNotFoundError('member')`. */
+  setStatus(id: string, status: MemberStatus): Promise<MemberProfile>;
+  /**
+   * Records a holder wallet's holdings, creating the wallet's member on first use and keeping its counters after.
+   * Raises `StoreNotFoundError('member')` when the wallet's id belongs to a team member.
+   */
+  setHoldings(wallet: string, usd: number, now: Date): Promise<MemberProfile>;
+  /** The first administrator's member id, once recorded. */
+  firstAdministrator(): Promise<string | undefined>;
+  /** Records the first administrator unless one is recorded; returns the one recorded (the first write wins). */
+  recordFirstAdministrator(memberId: string): Promise<string>;
+}
+
+export interface KeyStore {
+  /**
+   * A key usable from the moment this returns. Raises `StoreNotFoundError('member')` for an unknown member and
+   * `StoreConflictError('exists')` when the secret's hash is already stored (nothing is written then).
+   */
+  create(key: NewKey, now: Date): Promise<KeyRecord>;
+  get(id: string, options?: ReadOptions): Promise<KeyRecord | undefined>;
+  findBySecretHash(secretHash: string): Promise<SecretLookup | undefined>;
+  /** The keys of one member, or of everyone; oldest first. */
+  list(memberId?: string): Promise<KeyView[]>;
+  /** Refused by the very next admission. Raises `StoreNotFoundError('key')`. */
+  revoke(id: string): Promise<KeyView>;
+  /**
+   * Gives the key a new secret, the generation after `fromGeneration` (the one the caller read); the old secret is
+   * refused from then on, and its lookup stays so the refusal can say "rotated". Raises `StoreNotFoundError('key')`,
+   * `StoreConflictError('key_revoked')`, and `StoreConflictError('key_changed')` when the key is no longer at
+   * `fromGeneration` (another rotation got there first: two callers never both get a secret).
+   */
+  rotate(id: string, secret: StoredSecret, fromGeneration: number, now: Date): Promise<KeyRecord>;
+}
+
+export interface ConnectionStore {
+  /** Raises `StoreConflictError('exists')` when the id is taken. */
+  create(connection: ConnectionItem): Promise<void>;
+  /** Every connection, oldest first. */
+  list(): Promise<ConnectionItem[]>;
+  /** Raises `StoreNotFoundError('connection')`. */
+  setEnabled(id: string, enabled: boolean): Promise<ConnectionView>;
+}
+
+/** What one settlement did. */
+export interface SettlementResult {
+  /** This call released the lease (the once-only gate) and turned the reservation into the charge. */
+  released: boolean;
+  /** This call closed the record; false when it was closed already (or the lease was not there to release). */
+  closed: boolean;
+}
+
+export interface AdmissionStore {
+  /**
+   * Admits atomically or refuses with the exact reason: checks the member is active and the key neither revoked
+   * nor rotated, reserves the tokens against the day's allowance, counts the minute's requests (member and key),
+   * takes the concurrency leases and counts the holder's day — all or nothing, exact under any concurrency.
+   */
+  admit(request: AdmissionRequest): Promise<AdmissionResult>;
+  /**
+   * Settles a request once: releases its lease, moves the day's tokens from the reservation to the charge and
+   * closes its record. The lease is the gate: a second settlement (a retry, the reaper racing the request) changes
+   * nothing. Rollups are not part of it (`RollupStore.add`), so an engine may fold them in later, in batches.
+   */
+  settle(closed: ClosedRequest): Promise<SettlementResult>;
+  /** A member's admission state, for inspection and for saying why an admission was refused. */
+  account(memberId: string): Promise<MemberAccount | undefined>;
+  /** Every lease, of any member, that expired by `now` (epoch ms): requests whose process died. */
+  expiredLeases(now: number): Promise<ExpiredLease[]>;
+  /**
+   * Drops per-minute counters of past minutes and per-day counts older than a week, which nothing reads any more;
+   * returns how many it dropped (an engine may drop a long-idle member's over several calls).
+   */
+  pruneStale(now: Date): Promise<number>;
+}
+
+/** A bounded read of records, always by `startedAt` range. */
+export interface RecordQuery {
+  /** Inclusive `startedAt` bounds, as stored (ISO with milliseconds). */
+  from: string;
+  to: string;
+  /** One member's records; absent reads the whole team's. */
+  memberId?: string | undefined;
+  keyId?: string | undefined;
+  /** Providers to keep; empty or absent keeps all. */
+  providers?: readonly string[] | undefined;
+  /** Only running, or only closed (completed or failed) records; absent: both. */
+  state?: 'running' | 'closed' | undefined;
+  /** At most this many, newest first; absent: every matching record. */
+  limit?: number | undefined;
+}
+
+export interface RecordPage {
+  /** Newest first. */
+  records: UsageRecord[];
+  /** More records matched than the limit let through. */
+  more: boolean;
+}
+
+export interface UsageRecordStore {
+  /** The record that shows a request as running; a no-op when the request's record exists already. */
+  putRunning(record: RunningRecord): Promise<void>;
+  /**
+   * Closes a record once; writes the whole record when the running one never arrived. Returns false when it was
+   * closed already. Settlement closes records itself (`AdmissionStore.settle`); this is for whoever writes records
+   * without a lease (imports, fixtures).
+   */
+  close(closed: ClosedRequest): Promise<boolean>;
+  get(id: string): Promise<UsageRecord | undefined>;
+  newest(query: RecordQuery): Promise<RecordPage>;
+}
+
+/** Whole UTC hours or whole UTC days, first and last inclusive. */
+export type RollupQuery = {
+  memberId?: string | undefined;
+  keyId?: string | undefined;
+} & (
+  | { by: 'hour' /** `YYYY-MM-DDTHH` */; first: string; last: string }
+  | { by: 'day' /** `YYYY-MM-DD` */; first: string; last: string }
+);
+
+export interface RollupStore {
+  /** Adds closed requests to the hourly rollups; concurrent adds never lose an update. */
+  add(closed: readonly ClosedRequest[]): Promise<void>;
+  /** The rollup rows of the range (by day: one row per day and identity), in no particular order. */
+  read(query: RollupQuery): Promise<RollupRow[]>;
+}
+
+export interface LegacyUsageStore {
+  /** Stores the records that are not stored yet; a record already there is skipped and left untouched. */
+  importRecords(records: readonly LegacyUsageRecord[], importedAt: Date): Promise<LegacyImportResult>;
+  /** Every stored 0.1 record (for export and upgrades; the gateway itself never totals them). */
+  list(): Promise<StoredLegacyUsageRecord[]>;
+}
