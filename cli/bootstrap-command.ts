@@ -15,7 +15,8 @@ import { stackNameFor, stackOutputKeys, stagePattern, tableOutputKey } from '../
 import { bootstrapAdministrator } from '../shared/admin/bootstrap-admin.ts';
 import { parseGatewayConfig } from '../shared/config/gateway-config.ts';
 import { createGatewayServices } from '../shared/config/gateway-services.ts';
-import { dynamoStoreFromConfig } from '../shared/store/dynamodb/dynamo-store-from-config.ts';
+import { createDynamoStore } from '../shared/store/dynamodb/dynamo-store.ts';
+import { dynamoOptionsFromConfig } from '../shared/store/dynamodb/dynamo-store-from-config.ts';
 import { tableDefinitions, tableEnvironmentVariable } from '../shared/store/table-definitions.ts';
 import { AdminRequestError, UsageError } from './cli-errors.ts';
 import type { CliIo } from './run-cli.ts';
@@ -78,7 +79,7 @@ export async function bootstrapStage(stage: string, cloudFormation: CloudFormati
   }
   // The same configuration, store and services the functions build; the secret store is never touched.
   const config = parseGatewayConfig(environment);
-  const services = createGatewayServices(config, dynamoStoreFromConfig(config));
+  const services = createGatewayServices(config, createDynamoStore(dynamoOptionsFromConfig(config)));
   try {
     const result = await bootstrapAdministrator(services, undefined);
     return { ...deployed, adminMemberId: result.adminMemberId, adminKey: result.issuedKey ?? null };

@@ -1,18 +1,21 @@
-import { parseGatewayConfig } from '../shared/config/gateway-config.ts';
+import { type GatewayConfig, parseGatewayConfig } from '../shared/config/gateway-config.ts';
 import { createGatewayServices, type GatewayServices } from '../shared/config/gateway-services.ts';
-import { dynamoStoreFromConfig } from '../shared/store/dynamodb/dynamo-store-from-config.ts';
+import type { GatewayStore } from '../shared/store/store-port.ts';
+
+/** How a function opens its store: always the DynamoDB engine (SQLite is never bundled into a function). */
+export type OpenStore = (config: GatewayConfig) => GatewayStore;
 
 let processServices: GatewayServices | undefined;
 
 /**
- * The services of this process, built on first use from the environment the stack sets, always on the DynamoDB
- * engine (the SQLite engine is never bundled into a function). The local host passes its own services through
- * the invocation context instead, so several gateways can live in one test process.
+ * The services of this process, built on first use from the environment the stack sets, around the store the
+ * function's entry opens (the request path's verbs, or all of them). The local host passes its own services
+ * through the invocation context instead, so several gateways can live in one test process.
  */
-export function servicesFromEnvironment(): GatewayServices {
+export function servicesFromEnvironment(openStore: OpenStore): GatewayServices {
   if (!processServices) {
     const config = parseGatewayConfig(process.env);
-    processServices = createGatewayServices(config, dynamoStoreFromConfig(config));
+    processServices = createGatewayServices(config, openStore(config));
   }
   return processServices;
 }

@@ -1,11 +1,13 @@
 import { geminiHandler } from '../shared/pipeline/gemini-handler.ts';
 import { handleInference } from '../shared/pipeline/handle-inference.ts';
+import { openRequestPathStore } from './request-path-store.ts';
 import { streamingEntry } from './streaming-entry.ts';
 
 /**
  * `POST /v1beta/models/<provider/model>:generateContent` and `:streamGenerateContent?alt=sse` (and the same
  * under `/<prefix>/`).
  */
-export const handler = streamingEntry((services, request, route) =>
-  handleInference(services, request, route, geminiHandler),
+export const handler = streamingEntry(
+  (services, request, route) => handleInference(services, request, route, geminiHandler),
+  openRequestPathStore,
 );

@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import type { ScheduledEvent } from 'aws-lambda';
 import { reapAllExpiredLeases } from '../shared/accounting/reap-all.ts';
 import { recordReaperPass } from '../shared/observability/gateway-telemetry.ts';
+import { openFullStore } from './full-store.ts';
 import { servicesFromEnvironment } from './gateway-runtime.ts';
 
 /**
@@ -9,7 +10,7 @@ import { servicesFromEnvironment } from './gateway-runtime.ts';
  * A failed pass throws, so Lambda counts an error, which the reaper-backlog alarm watches.
  */
 export const handler = middy<ScheduledEvent, { reaped: number }>().handler(async () => {
-  const services = servicesFromEnvironment();
+  const services = servicesFromEnvironment(openFullStore);
   const reaped = await reapAllExpiredLeases(services);
   recordReaperPass(services.config, reaped);
   return { reaped };

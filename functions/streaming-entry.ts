@@ -7,7 +7,7 @@ import { checkRequestEnvelope } from '../shared/http/read-request.ts';
 import { renderError } from '../shared/http/render-error.ts';
 import { matchRoute, type RouteMatch, routesForPath } from '../shared/http/route-table.ts';
 import { recordResponse } from '../shared/observability/gateway-telemetry.ts';
-import { servicesFromEnvironment } from './gateway-runtime.ts';
+import { type OpenStore, servicesFromEnvironment } from './gateway-runtime.ts';
 
 /** What the local host adds to the invocation context; absent on Lambda. */
 export interface HostContext extends Context {
@@ -27,7 +27,7 @@ export type RouteHandler = (
  * to the client with backpressure; its `requestEnd` hook then waits for settlement, so accounting finishes after
  * the client's response has ended but before the invocation returns.
  */
-export function streamingEntry(handle: RouteHandler) {
+export function streamingEntry(handle: RouteHandler, openStore: OpenStore) {
   const pendingSettlements = new WeakMap<object, Promise<void>>();
   return middy<APIGatewayProxyEventV2, unknown, Error, HostContext>({
     streamifyResponse: true,
@@ -35,7 +35,7 @@ export function streamingEntry(handle: RouteHandler) {
       await pendingSettlements.get(request.context);
     },
   }).handler(async (event, context) => {
-    const services = context.gatewayServices ?? servicesFromEnvironment();
+    const services = context.gatewayServices ?? servicesFromEnvironment(openStore);
     const request = fromFunctionUrlEvent(event, context.clientSignal);
     const route = matchRoute(request.method, request.path, services.config.upstreamPrefixes);
     const response = route

@@ -1,11 +1,16 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { toConnectionView } from '../control-items.ts';
+import { type ConnectionItem, toConnectionView } from '../control-items.ts';
 import { StoreConflictError, StoreNotFoundError } from '../store-errors.ts';
 import type { ConnectionStore } from '../store-port.ts';
 import { conditionFragments } from './condition-fragments.ts';
 import { type ConnectionControlItem, connectionKey, toConnection } from './control-item-shapes.ts';
 import { listControlItems } from './control-reads.ts';
 import { type DynamoTables, isConditionFailure } from './dynamo-tables.ts';
+
+export async function listConnections(tables: DynamoTables): Promise<ConnectionItem[]> {
+  const items = await listControlItems<ConnectionControlItem>(tables, 'connection');
+  return items.map(toConnection).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+}
 
 export function dynamoConnections(tables: DynamoTables): ConnectionStore {
   const tableName = tables.names.control;
@@ -28,10 +33,7 @@ export function dynamoConnections(tables: DynamoTables): ConnectionStore {
       }
     },
 
-    async list() {
-      const items = await listControlItems<ConnectionControlItem>(tables, 'connection');
-      return items.map(toConnection).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
-    },
+    list: () => listConnections(tables),
 
     async setEnabled(id, enabled) {
       try {

@@ -19,6 +19,16 @@ import { type DynamoTables, isConditionFailure } from './dynamo-tables.ts';
 /** A rotation whose second write has not landed this long after its first is taken as stopped, not running. */
 const stoppedRotationMs = 60_000;
 
+export async function getKey(tables: DynamoTables, id: string, consistent = false): Promise<KeyRecord | undefined> {
+  const item = await getControlItem<KeyItem>(tables, keyKey(id).pk, consistent);
+  return item && toKeyRecord(item);
+}
+
+export async function findKeyBySecretHash(tables: DynamoTables, secretHash: string): Promise<SecretLookup | undefined> {
+  const item = await getControlItem<SecretLookupItem>(tables, secretKey(secretHash).pk);
+  return item && { keyId: item.keyId, memberId: item.memberId, generation: item.generation };
+}
+
 export function dynamoKeys(tables: DynamoTables): KeyStore {
   const tableName = tables.names.control;
 
@@ -103,15 +113,8 @@ export function dynamoKeys(tables: DynamoTables): KeyStore {
       return toKeyRecord(item);
     },
 
-    async get(id, options) {
-      const item = await getControlItem<KeyItem>(tables, keyKey(id).pk, options?.consistent);
-      return item && toKeyRecord(item);
-    },
-
-    async findBySecretHash(secretHash) {
-      const item = await getControlItem<SecretLookupItem>(tables, secretKey(secretHash).pk);
-      return item && { keyId: item.keyId, memberId: item.memberId, generation: item.generation };
-    },
+    get: (id, options) => getKey(tables, id, options?.consistent),
+    findBySecretHash: (secretHash) => findKeyBySecretHash(tables, secretHash),
 
     async list(memberId) {
       const items = await listControlItems<KeyItem>(tables, 'key');

@@ -14,6 +14,15 @@ import {
 import { getControlItem, listControlItems } from './control-reads.ts';
 import { type DynamoTables, isConditionFailure } from './dynamo-tables.ts';
 
+export async function getMember(
+  tables: DynamoTables,
+  id: string,
+  consistent = false,
+): Promise<MemberProfile | undefined> {
+  const item = await getControlItem<MemberItem>(tables, memberKey(id).pk, consistent);
+  return item && toMemberProfile(item);
+}
+
 export function dynamoMembers(tables: DynamoTables): MemberStore {
   const tableName = tables.names.control;
   return {
@@ -45,10 +54,7 @@ export function dynamoMembers(tables: DynamoTables): MemberStore {
       return toMemberProfile(item);
     },
 
-    async get(id, options) {
-      const item = await getControlItem<MemberItem>(tables, memberKey(id).pk, options?.consistent);
-      return item && toMemberProfile(item);
-    },
+    get: (id, options) => getMember(tables, id, options?.consistent),
 
     async list() {
       const items = await listControlItems<MemberItem>(tables, 'member');

@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { UsageRecordStore } from '../store-port.ts';
-import type { ClosedRequest, UsageRecord } from '../usage-records.ts';
+import type { ClosedRequest, RunningRecord, UsageRecord } from '../usage-records.ts';
 import { conditionFragments } from './condition-fragments.ts';
 import { readRecordsNewestFirst } from './dynamo-record-queries.ts';
 import { type DynamoTables, isConditionFailure } from './dynamo-tables.ts';
@@ -84,32 +84,33 @@ export async function closeRecord(tables: DynamoTables, { record, outcome }: Clo
   }
 }
 
+export async function putRunningRecord(tables: DynamoTables, record: RunningRecord): Promise<void> {
+  try {
+    await tables.client.send(
+      new PutCommand({
+        TableName: tables.names.usage,
+        Item: record,
+        ConditionExpression: conditionFragments.recordAbsent,
+      }),
+    );
+  } catch (error) {
+    // Already written: settlement may have closed this request first. Closing is conditional: nothing is lost.
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+export async function getRecord(tables: DynamoTables, id: string): Promise<UsageRecord | undefined> {
+  const result = await tables.client.send(
+    new GetCommand({ TableName: tables.names.usage, Key: { id }, ConsistentRead: true }),
+  );
+  return result.Item as UsageRecord | undefined;
+}
+
 export function dynamoRecords(tables: DynamoTables): UsageRecordStore {
   return {
-    async putRunning(record) {
-      try {
-        await tables.client.send(
-          new PutCommand({
-            TableName: tables.names.usage,
-            Item: record,
-            ConditionExpression: conditionFragments.recordAbsent,
-          }),
-        );
-      } catch (error) {
-        // Already written: settlement may have closed this request first. Closing is conditional: nothing is lost.
-        if (!isConditionFailure(error)) throw error;
-      }
-    },
-
+    putRunning: (record) => putRunningRecord(tables, record),
     close: (closed) => closeRecord(tables, closed),
-
-    async get(id) {
-      const result = await tables.client.send(
-        new GetCommand({ TableName: tables.names.usage, Key: { id }, ConsistentRead: true }),
-      );
-      return result.Item as UsageRecord | undefined;
-    },
-
+    get: (id) => getRecord(tables, id),
     newest: (query) => readRecordsNewestFirst(tables, query),
   };
 }

@@ -1,0 +1,64 @@
+import type { GatewayStore } from '../store-port.ts';
+import { dynamoAdmission } from './dynamo-admission.ts';
+import { listConnections } from './dynamo-connections.ts';
+import { findKeyBySecretHash, getKey } from './dynamo-keys.ts';
+import { getMember } from './dynamo-members.ts';
+import { closeRecord, getRecord, putRunningRecord } from './dynamo-records.ts';
+import { addToRollups } from './dynamo-rollups.ts';
+import type { DynamoStore, DynamoStoreOptions } from './dynamo-store.ts';
+import { createDocumentClient, type DynamoTables } from './dynamo-tables.ts';
+
+/** A verb this function's store leaves out: its route never calls it (nor may it, by the function's grants). */
+const notOnTheRequestPath = (verb: string) => async (): Promise<never> => {
+  throw new Error(`${verb} is not part of the request path's store; the admin, usage and reaper functions have it`);
+};
+
+/**
+ * The DynamoDB engine with only the verbs of the request path (authenticate, route, admit, record, settle, and
+ * reaping in the way of an admission): what the inference, token-count and model-list functions bundle. Each
+ * function carries the store code its route uses, and the bundles stay within their size budget; the verbs are
+ * the same functions the full store (dynamo-store.ts) is made of.
+ */
+export function createRequestPathDynamoStore(options: DynamoStoreOptions): DynamoStore {
+  const client = createDocumentClient(options);
+  const tables: DynamoTables = { client, names: { ...options.tableNames } };
+  const store: GatewayStore = {
+    engine: 'dynamodb',
+    members: {
+      get: (id, readOptions) => getMember(tables, id, readOptions?.consistent),
+      create: notOnTheRequestPath('members.create'),
+      list: notOnTheRequestPath('members.list'),
+      setStatus: notOnTheRequestPath('members.setStatus'),
+      setHoldings: notOnTheRequestPath('members.setHoldings'),
+      firstAdministrator: notOnTheRequestPath('members.firstAdministrator'),
+      recordFirstAdministrator: notOnTheRequestPath('members.recordFirstAdministrator'),
+    },
+    keys: {
+      get: (id, readOptions) => getKey(tables, id, readOptions?.consistent),
+      findBySecretHash: (secretHash) => findKeyBySecretHash(tables, secretHash),
+      create: notOnTheRequestPath('keys.create'),
+      list: notOnTheRequestPath('keys.list'),
+      revoke: notOnTheRequestPath('keys.revoke'),
+      rotate: notOnTheRequestPath('keys.rotate'),
+    },
+    connections: {
+      list: () => listConnections(tables),
+      create: notOnTheRequestPath('connections.create'),
+      setEnabled: notOnTheRequestPath('connections.setEnabled'),
+    },
+    admission: dynamoAdmission(tables),
+    records: {
+      putRunning: (record) => putRunningRecord(tables, record),
+      close: (closed) => closeRecord(tables, closed),
+      get: (id) => getRecord(tables, id),
+      newest: notOnTheRequestPath('records.newest'),
+    },
+    rollups: { add: (closed) => addToRollups(tables, closed), read: notOnTheRequestPath('rollups.read') },
+    legacyUsage: {
+      importRecords: notOnTheRequestPath('legacyUsage.importRecords'),
+      list: notOnTheRequestPath('legacyUsage.list'),
+    },
+    close: async () => client.destroy(),
+  };
+  return { ...store, engine: 'dynamodb', client };
+}
