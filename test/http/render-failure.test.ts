@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ClientGoneError, GatewayError, toGatewayError } from '../../shared/http/gateway-error.ts';
 import { renderFailure } from '../../shared/http/render-error.ts';
+import type { AdmissionRefusal } from '../../shared/store/admission.ts';
+import {
+  AdmissionRefusedError,
+  StoreConflictError,
+  StoreNotFoundError,
+  StoreUnavailableError,
+} from '../../shared/store/store-errors.ts';
 
 describe('renderFailure, the one way handlers answer a failure', () => {
   it('answers nothing (499) to a caller that went away, instead of a 500', () => {
@@ -20,10 +27,44 @@ describe('renderFailure, the one way handlers answer a failure', () => {
     expect(fault.body).not.toContain('secret detail');
   });
 
-  it('turns a throttling store into 503 store_unavailable wherever it happens', () => {
-    for (const name of ['ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded']) {
-      const error = toGatewayError(Object.assign(new Error('slow down'), { name }));
-      expect(error).toMatchObject({ status: 503, code: 'store_unavailable', headers: { 'retry-after': '1' } });
-    }
+  it('turns an unavailable store into 503 store_unavailable wherever it happens, naming no engine', () => {
+    const error = toGatewayError(new StoreUnavailableError('throttled'));
+    expect(error).toMatchObject({ status: 503, code: 'store_unavailable', headers: { 'retry-after': '1' } });
+    // Engines translate their own errors (the store contract proves it); the HTTP layer knows none of them.
+    expect(toGatewayError(Object.assign(new Error('slow down'), { name: 'ThrottlingException' })).status).toBe(500);
+  });
+
+  it('maps the store’s domain errors to statuses and codes', () => {
+    expect(toGatewayError(new StoreNotFoundError('connection', 'No connection has the id x.'))).toMatchObject({
+      status: 404,
+      code: 'connection_not_found',
+      message: 'No connection has the id x.',
+    });
+    expect(toGatewayError(new StoreConflictError('key_changed', 'raced'))).toMatchObject({
+      status: 400,
+      code: 'key_changed',
+    });
+    expect(toGatewayError(new StoreConflictError('exists', 'taken'))).toMatchObject({
+      status: 409,
+      code: 'already_exists',
+    });
+  });
+
+  it.each([
+    [{ reason: 'invalid_key' }, 401, 'invalid_key'],
+    [{ reason: 'key_revoked' }, 401, 'key_revoked'],
+    [{ reason: 'key_rotated' }, 401, 'key_rotated'],
+    [{ reason: 'member_disabled' }, 403, 'member_disabled'],
+    [{ reason: 'member_suspended' }, 403, 'member_suspended'],
+    [{ reason: 'reservation_too_large', needed: 50, limit: 10 }, 429, 'token_reservation_limit'],
+    [{ reason: 'token_allowance', used: 8, needed: 5, limit: 10 }, 429, 'token_reservation_limit'],
+    [{ reason: 'rate', scope: 'key', limit: 3 }, 429, 'rate_limit'],
+    [{ reason: 'concurrency', scope: 'member', limit: 2 }, 429, 'concurrency_limit'],
+    [{ reason: 'holder_daily', limit: 10 }, 429, 'holder_daily_limit'],
+    [{ reason: 'contention' }, 429, 'admission_contention'],
+  ] satisfies [AdmissionRefusal, number, string][])('answers the refusal %o with %i %s', (refusal, status, code) => {
+    const error = toGatewayError(new AdmissionRefusedError(refusal));
+    expect(error).toMatchObject({ status, code });
+    if (status === 429) expect(error.headers).toEqual({ 'retry-after': '1' });
   });
 });
