@@ -1,27 +1,12 @@
-import type {
-  ConnectionItem,
-  KeyAdmissionState,
-  KeyRecord,
-  Lease,
-  MemberAccount,
-  MemberProfile,
-  SecretLookup,
-} from '../control-items.ts';
+import type { ConnectionItem, KeyRecord, MemberAccount, SecretLookup } from '../control-items.ts';
 
 /**
  * Item shapes of the control table. The member item also carries the whole admission state (key generations and
  * states, token days, rate windows, leases), so that ONE conditional write admits a request.
  */
-export interface MemberItem extends MemberProfile {
+export interface MemberItem extends MemberAccount {
   pk: string;
   kind: 'member';
-  keys: Record<string, KeyAdmissionState>;
-  tokenDays: Record<string, number>;
-  minutes: Record<string, number>;
-  keyMinutes: Record<string, Record<string, number>>;
-  leases: Record<string, Lease>;
-  keyLeases: Record<string, Record<string, number>>;
-  holderDays: Record<string, number>;
 }
 
 export interface KeyItem extends KeyRecord {

@@ -1,5 +1,26 @@
-import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { DynamoTables } from './dynamo-tables.ts';
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { conditionFragments } from './condition-fragments.ts';
+import { type DynamoTables, isConditionFailure } from './dynamo-tables.ts';
+
+/** Writes a control item whose key is not taken yet; false when it is (nothing is written then). */
+export async function putControlItemOnce<Item extends { pk: string }>(
+  tables: DynamoTables,
+  item: Item,
+): Promise<boolean> {
+  try {
+    await tables.client.send(
+      new PutCommand({
+        TableName: tables.names.control,
+        Item: item,
+        ConditionExpression: conditionFragments.controlItemAbsent,
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
 
 export async function getControlItem<T>(tables: DynamoTables, pk: string, consistent = false): Promise<T | undefined> {
   const result = await tables.client.send(

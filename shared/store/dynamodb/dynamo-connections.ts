@@ -1,10 +1,10 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type ConnectionItem, toConnectionView } from '../control-items.ts';
 import { StoreConflictError, StoreNotFoundError } from '../store-errors.ts';
 import type { ConnectionStore } from '../store-port.ts';
 import { conditionFragments } from './condition-fragments.ts';
 import { type ConnectionControlItem, connectionKey, toConnection } from './control-item-shapes.ts';
-import { listControlItems } from './control-reads.ts';
+import { listControlItems, putControlItemOnce } from './control-reads.ts';
 import { type DynamoTables, isConditionFailure } from './dynamo-tables.ts';
 
 export async function listConnections(tables: DynamoTables): Promise<ConnectionItem[]> {
@@ -17,19 +17,8 @@ export function dynamoConnections(tables: DynamoTables): ConnectionStore {
   return {
     async create(connection) {
       const item: ConnectionControlItem = { ...connectionKey(connection.id), kind: 'connection', ...connection };
-      try {
-        await tables.client.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: item,
-            ConditionExpression: conditionFragments.controlItemAbsent,
-          }),
-        );
-      } catch (error) {
-        if (isConditionFailure(error)) {
-          throw new StoreConflictError('exists', `A connection has the id ${connection.id} already.`);
-        }
-        throw error;
+      if (!(await putControlItemOnce(tables, item))) {
+        throw new StoreConflictError('exists', `A connection has the id ${connection.id} already.`);
       }
     },
 

@@ -13,7 +13,7 @@ import {
   secretKey,
   toKeyRecord,
 } from './control-item-shapes.ts';
-import { getControlItem, listControlItems } from './control-reads.ts';
+import { getControlItem, listControlItems, putControlItemOnce } from './control-reads.ts';
 import { type DynamoTables, isConditionFailure } from './dynamo-tables.ts';
 
 /** A rotation whose second write has not landed this long after its first is taken as stopped, not running. */
@@ -41,9 +41,9 @@ export function dynamoKeys(tables: DynamoTables): KeyStore {
   /** Older generations of the same key keep their lookup items; the generation tells them apart. */
   async function putSecretLookup(secretHash: string, entry: SecretLookup): Promise<void> {
     const item: SecretLookupItem = { ...secretKey(secretHash), ...entry };
-    await tables.client.send(
-      new PutCommand({ TableName: tableName, Item: item, ConditionExpression: conditionFragments.controlItemAbsent }),
-    );
+    if (!(await putControlItemOnce(tables, item))) {
+      throw new StoreConflictError('exists', 'That secret belongs to a key already.');
+    }
   }
 
   const keyStateNames = (id: string) => ({
@@ -107,7 +107,6 @@ export function dynamoKeys(tables: DynamoTables): KeyStore {
           }),
         );
         await removeKeyItem();
-        if (isConditionFailure(error)) throw new StoreConflictError('exists', 'That secret belongs to a key already.');
         throw error;
       }
       return toKeyRecord(item);

@@ -1,4 +1,4 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { holderMemberId, type MemberProfile, toMemberProfile } from '../control-items.ts';
 import { newId } from '../ids.ts';
 import { StoreConflictError, StoreNotFoundError } from '../store-errors.ts';
@@ -11,7 +11,7 @@ import {
   type MemberItem,
   memberKey,
 } from './control-item-shapes.ts';
-import { getControlItem, listControlItems } from './control-reads.ts';
+import { getControlItem, listControlItems, putControlItemOnce } from './control-reads.ts';
 import { type DynamoTables, isConditionFailure } from './dynamo-tables.ts';
 
 export async function getMember(
@@ -39,17 +39,8 @@ export function dynamoMembers(tables: DynamoTables): MemberStore {
         createdAt: now.toISOString(),
         ...emptyAdmissionState(),
       };
-      try {
-        await tables.client.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: item,
-            ConditionExpression: conditionFragments.controlItemAbsent,
-          }),
-        );
-      } catch (error) {
-        if (isConditionFailure(error)) throw new StoreConflictError('exists', `A member has the id ${id} already.`);
-        throw error;
+      if (!(await putControlItemOnce(tables, item))) {
+        throw new StoreConflictError('exists', `A member has the id ${id} already.`);
       }
       return toMemberProfile(item);
     },
@@ -130,17 +121,7 @@ export function dynamoMembers(tables: DynamoTables): MemberStore {
     },
 
     async recordFirstAdministrator(memberId) {
-      try {
-        await tables.client.send(
-          new PutCommand({
-            TableName: tableName,
-            Item: { pk: bootstrapKey, adminMemberId: memberId } satisfies BootstrapItem,
-            ConditionExpression: conditionFragments.controlItemAbsent,
-          }),
-        );
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
+      await putControlItemOnce(tables, { pk: bootstrapKey, adminMemberId: memberId } satisfies BootstrapItem);
       const stored = await getControlItem<BootstrapItem>(tables, bootstrapKey, true);
       if (!stored) throw new Error('the bootstrap record vanished while it was being written');
       return stored.adminMemberId;
