@@ -11,8 +11,8 @@ export interface UpstreamCall {
 const timeoutReason = Symbol('upstream time-out');
 
 /**
- * Sends the request upstream once: no retry, no fallback (spec §4.3 rule 5). The caller's abort signal cancels
- * it; a connection failure is a 502 and no answer within the time-out a 504 (spec §7).
+ * Sends the request upstream once: no retry, no fallback (spec §4.3 rule 5), and no redirect followed. The
+ * caller's abort signal cancels it; a connection failure is a 502 and no answer within the time-out a 504 (spec §7).
  */
 export async function dispatchUpstream(
   upstreamRequest: UpstreamHttpRequest,
@@ -30,13 +30,32 @@ export async function dispatchUpstream(
       headers: upstreamRequest.headers,
       body: upstreamRequest.body,
       signal: controller.signal,
+      // Following would send the credential and the client's body to whatever host the answer names.
+      redirect: 'manual',
     });
+    if (isRedirect(response.status)) {
+      await response.body?.cancel();
+      throw redirectRefused(response.status);
+    }
     return { response, abort, signal: controller.signal };
   } catch (error) {
+    if (error instanceof GatewayError) throw error;
     throw upstreamFailure(controller.signal, error);
   } finally {
     clearTimeout(timer);
   }
+}
+
+function isRedirect(status: number): boolean {
+  return status >= 300 && status < 400;
+}
+
+function redirectRefused(status: number): GatewayError {
+  return new GatewayError(
+    502,
+    'upstream_redirect_refused',
+    `The upstream answered ${status} (a redirect); the gateway never follows one. Check the connection's base URL.`,
+  );
 }
 
 export function upstreamFailure(signal: AbortSignal, error: unknown): Error {
