@@ -3,9 +3,11 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { GatewayServices } from '../shared/config/gateway-services.ts';
 import { GatewayError, toGatewayError } from '../shared/http/gateway-error.ts';
 import { fromFunctionUrlEvent, type GatewayRequest, type GatewayResponse } from '../shared/http/gateway-request.ts';
+import { checkOrigin, originSecretHeader } from '../shared/http/origin-check.ts';
 import { checkRequestEnvelope } from '../shared/http/read-request.ts';
 import { renderError } from '../shared/http/render-error.ts';
 import { matchRoute, type RouteMatch, routesForPath } from '../shared/http/route-table.ts';
+import { errorEnvelopeFor } from '../shared/http/wire.ts';
 import { recordResponse } from '../shared/observability/gateway-telemetry.ts';
 import { type OpenStore, servicesFromEnvironment } from './gateway-runtime.ts';
 
@@ -38,13 +40,23 @@ export function streamingEntry(handle: RouteHandler, openStore: OpenStore) {
     const services = context.gatewayServices ?? servicesFromEnvironment(openStore);
     const request = fromFunctionUrlEvent(event, context.clientSignal);
     const route = matchRoute(request.method, request.path, services.config.upstreamPrefixes);
-    const response = route
-      ? await handle(services, request, route)
-      : unknownRoute(request, services.config.bodyLimitBytes);
+    const response: GatewayResponse = await admitThroughFrontDoor(services, request).then(
+      () => (route ? handle(services, request, route) : unknownRoute(request, services.config.bodyLimitBytes)),
+      (error: unknown) => renderError(toGatewayError(error), route ? errorEnvelopeFor(route.route.wire) : 'openai'),
+    );
     if (response.afterResponse) pendingSettlements.set(context, response.afterResponse);
     recordResponse(services.config, response.statusCode);
     return { statusCode: response.statusCode, headers: response.headers, body: response.body };
   });
+}
+
+/**
+ * The first thing every invocation does, before any store access: a request that did not come through CloudFront
+ * is refused (shared/http/origin-check.ts). The header is then dropped, so nothing later can log or forward it.
+ */
+async function admitThroughFrontDoor(services: GatewayServices, request: GatewayRequest): Promise<void> {
+  await checkOrigin(services.config.originSecretIds, services.secrets, request.headers);
+  delete request.headers[originSecretHeader];
 }
 
 /**

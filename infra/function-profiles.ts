@@ -8,7 +8,19 @@ export interface FunctionProfile {
   readonly access: FunctionAccess;
   readonly memorySize: number;
   readonly timeout: Duration;
-  readonly reservedConcurrentExecutions?: number;
+  /**
+   * Reserved concurrency: `'deployment'` takes the deployment's `reservedConcurrency` (a context setting), a number
+   * is this function's own smaller share, never above that setting. A reservation is also a ceiling, so a flood
+   * of requests (or of guessed keys) cannot take the account's whole concurrency, nor starve the other functions.
+   */
+  readonly reservedConcurrency: 'deployment' | number;
+}
+
+/** A profile's reserved concurrency under a deployment's setting. */
+export function reservedConcurrencyOf(profile: FunctionProfile, deploymentSetting: number): number {
+  return profile.reservedConcurrency === 'deployment'
+    ? deploymentSetting
+    : Math.min(profile.reservedConcurrency, deploymentSetting);
 }
 
 /**
@@ -17,14 +29,20 @@ export interface FunctionProfile {
  */
 export const functionProfiles: Readonly<Record<FunctionId, FunctionProfile>> = {
   // A streamed answer can run for many minutes; the upstream time-out, not the function's, should end it.
-  'chat-completions': { access: 'inference', memorySize: 1024, timeout: Duration.minutes(15) },
-  responses: { access: 'inference', memorySize: 1024, timeout: Duration.minutes(15) },
-  messages: { access: 'inference', memorySize: 1024, timeout: Duration.minutes(15) },
-  'generate-content': { access: 'inference', memorySize: 1024, timeout: Duration.minutes(15) },
+  // Each open stream holds one execution for its whole length, so inference reserves the most.
+  'chat-completions': inference(),
+  responses: inference(),
+  messages: inference(),
+  'generate-content': inference(),
   // A token count is one short upstream call: it reads keys, connections and provider credentials, writes nothing.
-  'count-tokens': { access: 'token-count', memorySize: 512, timeout: Duration.minutes(1) },
-  models: { access: 'catalog', memorySize: 256, timeout: Duration.seconds(10) },
-  admin: { access: 'admin', memorySize: 512, timeout: Duration.seconds(30) },
+  'count-tokens': { access: 'token-count', memorySize: 512, timeout: Duration.minutes(1), reservedConcurrency: 10 },
+  // Also answers every path no route serves (the distribution's default behaviour).
+  models: { access: 'catalog', memorySize: 256, timeout: Duration.seconds(10), reservedConcurrency: 10 },
+  admin: { access: 'admin', memorySize: 512, timeout: Duration.seconds(30), reservedConcurrency: 5 },
   // A CSV export of a long period pages through many usage records.
-  usage: { access: 'usage-read', memorySize: 512, timeout: Duration.minutes(2) },
+  usage: { access: 'usage-read', memorySize: 512, timeout: Duration.minutes(2), reservedConcurrency: 10 },
 };
+
+function inference(): FunctionProfile {
+  return { access: 'inference', memorySize: 1024, timeout: Duration.minutes(15), reservedConcurrency: 'deployment' };
+}

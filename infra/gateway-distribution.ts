@@ -12,6 +12,7 @@ import {
 import { FunctionUrlOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import type { FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { originSecretHeader } from '../shared/http/origin-check.ts';
 import type { FunctionId } from '../shared/http/route-table.ts';
 import type { FunctionOrigin } from './gateway-stack.ts';
 import type { StaticSite } from './static-site.ts';
@@ -22,6 +23,10 @@ export interface GatewayDistributionProps {
   /** Answers every path no route serves, so that even those get the gateway's own 404 or 405 body. */
   readonly fallbackFunctionId: FunctionId;
   readonly staticSites: readonly StaticSite[];
+  /** What CloudFront adds to every function request as the origin secret header (a dynamic reference). */
+  readonly originSecretValue: string;
+  /** A CLOUDFRONT-scope AWS WAF web ACL for the distribution, if any. */
+  readonly webAclArn?: string | undefined;
 }
 
 /**
@@ -44,7 +49,7 @@ export class GatewayDistribution extends Construct {
   constructor(scope: Construct, id: string, props: GatewayDistributionProps) {
     super(scope, id);
     const apiBehaviour = (functionUrl: FunctionUrl): BehaviorOptions => ({
-      origin: functionUrlOrigin(functionUrl),
+      origin: functionUrlOrigin(functionUrl, props.originSecretValue),
       // No redirect: a client that POSTs to http:// would follow it with a GET and lose its body.
       viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
       allowedMethods: AllowedMethods.ALLOW_ALL,
@@ -80,13 +85,16 @@ export class GatewayDistribution extends Construct {
       defaultBehavior,
       additionalBehaviors,
       httpVersion: HttpVersion.HTTP2_AND_3,
+      ...(props.webAclArn ? { webAclId: props.webAclArn } : {}),
     });
     this.behaviours = behaviours;
   }
 }
 
-function functionUrlOrigin(functionUrl: FunctionUrl): IOrigin {
+function functionUrlOrigin(functionUrl: FunctionUrl, originSecretValue: string): IOrigin {
   return new FunctionUrlOrigin(functionUrl, {
+    // The proof that a request came through CloudFront; a viewer's header of the same name is replaced.
+    customHeaders: { [originSecretHeader]: originSecretValue },
     readTimeout: originReadTimeout,
     // Streams and SDK clients reuse connections; keep CloudFront's to the function open as long as allowed.
     keepaliveTimeout: Duration.seconds(60),

@@ -7,6 +7,7 @@ import { NodejsFunction, type OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { lambdaBundling } from './lambda-bundling.ts';
+import { nagAccount, nagRegion } from './nag-acknowledgements.ts';
 
 export interface GatewayFunctionProps {
   /** Absolute path of the entry file; it exports `handler`. */
@@ -65,9 +66,10 @@ export class GatewayFunction extends Construct {
       },
     });
 
-    // No IAM auth: clients are model SDKs that send a gateway key (Bearer, x-api-key or x-goog-api-key), which the
-    // pipeline checks on every request; none of them signs with SigV4, and CloudFront's origin access control
-    // cannot sign POST bodies for a function URL without the client sending a payload hash.
+    // No IAM auth: clients are model SDKs that send a gateway key (Bearer, x-api-key or x-goog-api-key), none of
+    // them signs with SigV4, and CloudFront's origin access control cannot sign POST bodies for a function URL
+    // without the client sending a payload hash. What keeps the URL private is the origin secret CloudFront adds
+    // and every entry checks first (shared/http/origin-check.ts); no stack output names the URL.
     this.functionUrl = props.functionUrl
       ? this.function.addFunctionUrl({ authType: FunctionUrlAuthType.NONE, invokeMode: InvokeMode.RESPONSE_STREAM })
       : undefined;
@@ -119,8 +121,8 @@ export class GatewayFunction extends Construct {
   private acknowledgeSecretWildcard(namePrefix: string): void {
     Validations.of(this).acknowledge({
       id:
-        'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:secret:' +
-        `${namePrefix}/*]`,
+        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:${nagRegion(Stack.of(this))}:` +
+        `${nagAccount(Stack.of(this))}:secret:${namePrefix}/*]`,
       reason:
         'Connections and their secrets are created at run time by the admin API, and Secrets Manager appends a ' +
         "random suffix to every secret ARN; the wildcard is confined to this stage's prefix.",

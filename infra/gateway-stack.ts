@@ -9,6 +9,7 @@ import type { Construct } from 'constructs';
 import { parseGatewayConfig } from '../shared/config/gateway-config.ts';
 import {
   type FunctionId,
+  fallbackFunctionId,
   functionIds,
   routeTable,
   type StaticRouteDefinition,
@@ -20,12 +21,18 @@ import {
   tableEnvironmentVariable,
 } from '../shared/store/table-definitions.ts';
 import { cloudFrontPathPatterns } from './cloudfront-path-patterns.ts';
-import { type FunctionAccess, type FunctionProfile, functionProfiles } from './function-profiles.ts';
+import {
+  type FunctionAccess,
+  type FunctionProfile,
+  functionProfiles,
+  reservedConcurrencyOf,
+} from './function-profiles.ts';
 import { GatewayAlarms } from './gateway-alarms.ts';
 import { GatewayDistribution } from './gateway-distribution.ts';
 import { GatewayFunction } from './gateway-function.ts';
 import { createGatewayTable } from './gateway-table.ts';
 import { acknowledgeNagFindings } from './nag-acknowledgements.ts';
+import { type OriginSecretSlot, OriginSecrets, originSecretSlots } from './origin-secrets.ts';
 import { pascalCase } from './pascal-case.ts';
 import { type ScheduledFunctionId, scheduledFunctionIds, scheduledFunctionProfiles } from './scheduled-functions.ts';
 import { stackOutputKeys, tableOutputKey } from './stack-outputs.ts';
@@ -41,6 +48,12 @@ export interface GatewayStackProps extends StackProps {
   readonly upstreamPrefixes?: readonly string[];
   /** The folder holding each static route's built files (see `writeUsagePage`). */
   readonly staticSiteSources: Readonly<Record<StaticRouteDefinition['build'], string>>;
+  /** Reserved concurrency of each inference function; the others reserve their own smaller share. */
+  readonly reservedConcurrency: number;
+  /** Which origin-secret slot CloudFront sends (infra/origin-secrets.ts). */
+  readonly originSecretSlot: OriginSecretSlot;
+  /** An AWS WAF web ACL (CLOUDFRONT scope, so in us-east-1) to attach to the distribution. */
+  readonly webAclArn?: string;
 }
 
 /** The headers each static build is served with, the same ones the local host sends. */
@@ -69,6 +82,7 @@ export class GatewayStack extends Stack {
   readonly gatewayDistribution: GatewayDistribution;
   readonly staticSites: readonly StaticSite[];
   readonly alarms: GatewayAlarms;
+  readonly originSecrets: OriginSecrets;
 
   constructor(scope: Construct, id: string, props: GatewayStackProps) {
     super(scope, id, props);
@@ -87,6 +101,8 @@ export class GatewayStack extends Stack {
       GATEWAY_METRICS_NAMESPACE: metricsNamespace,
     };
     for (const [name, table] of tables) environment[tableEnvironmentVariable(name)] = table.tableName;
+    const originSecrets = new OriginSecrets(this, 'OriginSecret', { activeSlot: props.originSecretSlot });
+    environment['GATEWAY_ORIGIN_SECRET_IDS'] = originSecrets.secretIds().join(',');
     if (props.upstreamPrefixes) environment['GATEWAY_UPSTREAM_PREFIXES'] = props.upstreamPrefixes.join(',');
     // The functions parse this same environment at cold start; a mistake should stop the deployment instead.
     parseGatewayConfig(environment);
@@ -98,12 +114,14 @@ export class GatewayStack extends Stack {
         projectRoot,
         memorySize: profile.memorySize,
         timeout: profile.timeout,
-        reservedConcurrentExecutions: profile.reservedConcurrentExecutions,
+        reservedConcurrentExecutions: reservedConcurrencyOf(profile, props.reservedConcurrency),
         environment,
         functionUrl,
         logRemovalPolicy: props.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       });
       grantAccess(gatewayFunction, profile.access, tables, secretPrefix);
+      // Every function answering HTTP checks the origin secret first; the reaper has no URL and no need.
+      if (functionUrl) originSecrets.grantCheck(gatewayFunction.function);
       return gatewayFunction;
     };
 
@@ -124,7 +142,7 @@ export class GatewayStack extends Stack {
           functionUrl: gatewayFunction.functionUrl,
           pathPatterns: cloudFrontPathPatterns(functionId),
         });
-        new CfnOutput(this, `${pascalCase(functionId)}FunctionUrl`, { value: gatewayFunction.functionUrl.url });
+        // No output names a function URL: CloudFront is the only way in (shared/http/origin-check.ts).
       }
     }
 
@@ -152,9 +170,10 @@ export class GatewayStack extends Stack {
     const gatewayDistribution = new GatewayDistribution(this, 'Gateway', {
       stage: props.stage,
       origins,
-      // The cheapest function answers paths no route serves, with the gateway's own 404 or 405.
-      fallbackFunctionId: 'models',
+      fallbackFunctionId,
       staticSites,
+      originSecretValue: originSecrets.activeValue(),
+      webAclArn: props.webAclArn,
     });
     for (const site of staticSites) site.deployTo(gatewayDistribution.distribution);
 
@@ -177,6 +196,10 @@ export class GatewayStack extends Stack {
       if (site.route.build !== 'usage-page') continue;
       new CfnOutput(this, stackOutputKeys.usagePageUrl, { value: `${gatewayUrl}${site.route.path}` });
     }
+    // Where rotation puts a new origin secret (README, "Rotating the origin secret"): ARNs, never the values.
+    for (const slot of originSecretSlots) {
+      new CfnOutput(this, `OriginSecretSlot${slot.toUpperCase()}Arn`, { value: originSecrets.secrets[slot].secretArn });
+    }
     new CfnOutput(this, stackOutputKeys.stage, { value: props.stage });
     new CfnOutput(this, stackOutputKeys.region, { value: this.region });
     for (const [name, table] of tables) new CfnOutput(this, tableOutputKey(name), { value: table.tableName });
@@ -188,7 +211,8 @@ export class GatewayStack extends Stack {
     this.gatewayDistribution = gatewayDistribution;
     this.staticSites = staticSites;
     this.alarms = alarms;
-    acknowledgeNagFindings(this, { gatewayDistribution, staticSites });
+    this.originSecrets = originSecrets;
+    acknowledgeNagFindings(this, { gatewayDistribution, staticSites, webAcl: props.webAclArn !== undefined });
   }
 }
 

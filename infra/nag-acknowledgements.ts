@@ -1,4 +1,4 @@
-import { type CfnElement, type Stack, Validations } from 'aws-cdk-lib';
+import { type CfnElement, type Stack, Token, Validations } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import type { GatewayDistribution } from './gateway-distribution.ts';
 import type { StaticSite } from './static-site.ts';
@@ -9,19 +9,30 @@ import type { StaticSite } from './static-site.ts';
  */
 export function acknowledgeNagFindings(
   stack: Stack,
-  parts: { readonly gatewayDistribution: GatewayDistribution; readonly staticSites: readonly StaticSite[] },
+  parts: {
+    readonly gatewayDistribution: GatewayDistribution;
+    readonly staticSites: readonly StaticSite[];
+    /** Whether a web ACL is attached (`--context waf=true`); without one, CFR2 is acknowledged as it stands. */
+    readonly webAcl: boolean;
+  },
 ): void {
   Validations.of(parts.gatewayDistribution.distribution).acknowledge(
     {
       id: 'AwsSolutions-CFR1',
       reason: 'A team gateway serves its members wherever they work; there is no country to exclude.',
     },
-    {
-      id: 'AwsSolutions-CFR2',
-      reason:
-        'Every API request is authenticated with a gateway key and limited per member by the admission write ' +
-        '(rate, concurrency, daily tokens); a team may still attach a web ACL of its own to the distribution.',
-    },
+    ...(parts.webAcl
+      ? []
+      : [
+          {
+            id: 'AwsSolutions-CFR2',
+            reason:
+              'Deployed without a web ACL, as chosen: --context waf=true attaches one with a rate limit per client ' +
+              'IP. Without it there is no per-IP limit at the edge; the functions accept only requests carrying ' +
+              "CloudFront's origin secret, each function's reserved concurrency caps what a flood can run, and " +
+              'every API request needs a gateway key and is limited per member by the admission write.',
+          },
+        ]),
     {
       id: 'AwsSolutions-CFR3',
       reason:
@@ -58,7 +69,7 @@ export function acknowledgeNagFindings(
         'Action::s3:List*',
         'Action::s3:DeleteObject*',
         'Action::s3:Abort*',
-        'Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*',
+        `Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-${nagAccount(stack)}-${nagRegion(stack)}/*`,
         ...parts.staticSites.map(
           (site) => `Resource::<${stack.getLogicalId(site.bucket.node.defaultChild as CfnElement)}.Arn>/*`,
         ),
@@ -82,4 +93,16 @@ export function acknowledgeNagFindings(
 
 function bucketDeploymentHandlers(stack: Stack): IConstruct[] {
   return stack.node.children.filter((child) => child.node.id.startsWith('Custom::CDKBucketDeployment'));
+}
+
+/**
+ * How cdk-nag writes a stack's region and account in a finding: the pseudo parameter for an environment-agnostic
+ * stack, the value itself for a stack deployed to a named environment (as with `--context waf=true`).
+ */
+export function nagRegion(stack: Stack): string {
+  return Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region;
+}
+
+export function nagAccount(stack: Stack): string {
+  return Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
 }

@@ -16,11 +16,13 @@ export interface ScheduledFunctionProfile extends FunctionProfile {
 export const scheduledFunctionProfiles: Readonly<Record<ScheduledFunctionId, ScheduledFunctionProfile>> = {
   // A dead request's lease outlives twice the upstream time-out, so it holds its reservation for many minutes
   // anyway; a pass every five minutes adds little to that and reads every member's item a fifth as often as
-  // one a minute would. Passes may overlap: settlement is once-only.
+  // one a minute would. Settlement is once-only, so overlapping passes would be harmless, but one at a time is
+  // all a schedule needs.
   reaper: {
     access: 'reaper',
     memorySize: 256,
     timeout: Duration.minutes(2),
+    reservedConcurrency: 1,
     every: Duration.minutes(5),
   },
 };

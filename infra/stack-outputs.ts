@@ -23,5 +23,10 @@ export function stackNameFor(stage: string): string {
   return `ModelGateway-${stage}`;
 }
 
+/** The stack in us-east-1 that holds a stage's web ACL, with `--context waf=true`. */
+export function edgeStackNameFor(stage: string): string {
+  return `ModelGateway-${stage}-edge`;
+}
+
 /** Stage names end up in the stack name, the secret prefix and the metrics namespace, so they must suit all three. */
 export const stagePattern = /^[a-z][a-z0-9-]{0,31}$/;

@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { HostContext } from '../../functions/streaming-entry.ts';
-import { unknownRoute } from '../../functions/streaming-entry.ts';
 import type { GatewayServices } from '../../shared/config/gateway-services.ts';
-import { fromFunctionUrlEvent } from '../../shared/http/gateway-request.ts';
 import { payloadTooLarge } from '../../shared/http/read-request.ts';
 import { renderError } from '../../shared/http/render-error.ts';
 import type { FunctionId } from '../../shared/http/route-table.ts';
-import { matchRoute, matchStaticRoute } from '../../shared/http/route-table.ts';
+import { fallbackFunctionId, matchRoute, matchStaticRoute } from '../../shared/http/route-table.ts';
 import { errorEnvelopeFor } from '../../shared/http/wire.ts';
 import { logger } from '../../shared/observability/logger.ts';
 import { toFunctionUrlEvent } from './function-url-event.ts';
@@ -48,40 +46,32 @@ async function handle(
     return;
   }
   const route = matchRoute(method, url.pathname, services.config.upstreamPrefixes);
-  if (!route) {
-    const body = await readLimited(request, services.config.bodyLimitBytes);
-    const answer = unknownRoute(
-      fromFunctionUrlEvent(toFunctionUrlEvent(request, url, body ?? Buffer.alloc(0))),
-      services.config.bodyLimitBytes,
-    );
-    response.writeHead(answer.statusCode, answer.headers).end(answer.body);
-    return;
-  }
   const body = await readLimited(request, services.config.bodyLimitBytes);
   if (body === undefined) {
-    const answer = renderError(payloadTooLarge(services.config.bodyLimitBytes), errorEnvelopeFor(route.route.wire));
+    const envelope = route ? errorEnvelopeFor(route.route.wire) : 'openai';
+    const answer = renderError(payloadTooLarge(services.config.bodyLimitBytes), envelope);
     // The rest of the body is never read: answer, then close the connection.
     response.writeHead(answer.statusCode, { ...answer.headers, connection: 'close' }).end(answer.body, () => {
       request.destroy();
     });
     return;
   }
+  // A path no route serves goes where CloudFront's default behaviour sends it, to be checked and answered there.
+  const functionId = route?.route.functionId ?? fallbackFunctionId;
   const clientGone = new AbortController();
   response.once('close', () => {
     if (!response.writableFinished) clientGone.abort();
   });
   const context = {
     awsRequestId: randomUUID(),
-    functionName: route.route.functionId,
+    functionName: functionId,
     gatewayServices: services,
     clientSignal: clientGone.signal,
   } as unknown as HostContext;
-  await functions[route.route.functionId](toFunctionUrlEvent(request, url, body), response, context).catch(
-    (error: unknown) => {
-      // A client that left mid-stream ends the pipe with an error; settlement has already been started.
-      if (!clientGone.signal.aborted) throw error;
-    },
-  );
+  await functions[functionId](toFunctionUrlEvent(request, url, body), response, context).catch((error: unknown) => {
+    // A client that left mid-stream ends the pipe with an error; settlement has already been started.
+    if (!clientGone.signal.aborted) throw error;
+  });
 }
 
 /** Reads the body up to the limit; `undefined` as soon as it is over (a stated length over it is not read at all). */

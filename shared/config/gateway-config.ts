@@ -59,6 +59,11 @@ const environmentSchema = z.object({
   GATEWAY_SECRET_FILE: z.optional(z.string()),
   /** Name prefix of the Secrets Manager secrets that hold provider credentials. */
   GATEWAY_SECRET_PREFIX: z._default(z.string(), 'model-gateway/dev'),
+  /**
+   * Ids of the secrets holding the origin secret CloudFront adds to each request (shared/http/origin-check.ts);
+   * set by the stack, absent on the local host, which has no CloudFront in front and checks nothing.
+   */
+  GATEWAY_ORIGIN_SECRET_IDS: z.optional(commaList),
   /** CloudWatch namespace of the EMF metrics; set by the stack, absent on the local host, which emits none. */
   GATEWAY_METRICS_NAMESPACE: z.optional(z.string().check(z.minLength(1))),
 });
@@ -107,6 +112,7 @@ function toConfig(env: z.infer<typeof environmentSchema>) {
     dynamoEndpoint: env.GATEWAY_DYNAMODB_ENDPOINT,
     sqliteSynchronous: env.GATEWAY_SQLITE_SYNCHRONOUS,
     metricsNamespace: env.GATEWAY_METRICS_NAMESPACE,
+    originSecretIds: env.GATEWAY_ORIGIN_SECRET_IDS,
     region: env.AWS_REGION,
     secretStore:
       env.GATEWAY_SECRET_STORE === 'file'

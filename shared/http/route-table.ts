@@ -16,6 +16,12 @@ export const functionIds = [
 ] as const;
 export type FunctionId = (typeof functionIds)[number];
 
+/**
+ * The function that answers every path no route serves, with the gateway's own 404 or 405: the distribution's
+ * default behaviour on AWS, and what the local host hands such a path to, so both check and answer it alike.
+ */
+export const fallbackFunctionId: FunctionId = 'models';
+
 export interface RouteDefinition {
   /** Stable name, used in logs and tests. */
   readonly id: string;

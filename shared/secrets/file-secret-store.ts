@@ -25,7 +25,14 @@ export function createFileSecretStore(path: string): SecretStore {
 
   return {
     async read(name) {
-      const value = (await readAll())[name];
+      let value = (await readAll())[name];
+      if (value === undefined) {
+        // Not in the copy in memory: look in the file once more, in case another process sharing it (a tool, or
+        // the several function bundles one test loads) wrote it since. Writes of this process wait for theirs.
+        await writing;
+        loaded = undefined;
+        value = (await readAll())[name];
+      }
       if (value === undefined) throw new Error(`secret ${name} is missing from the local secret file`);
       return value;
     },

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ import { pascalCase } from '../../infra/pascal-case.ts';
 import { scheduledFunctionIds } from '../../infra/scheduled-functions.ts';
 import { stackNameFor } from '../../infra/stack-outputs.ts';
 import { bootstrapAdministrator } from '../../shared/admin/bootstrap-admin.ts';
+import { originSecretHeader } from '../../shared/http/origin-check.ts';
 import { type FunctionId, functionIds } from '../../shared/http/route-table.ts';
 import { gatewayMetricNames } from '../../shared/observability/metric-names.ts';
 import { tableEnvironment } from '../../shared/store/table-definitions.ts';
@@ -140,6 +141,9 @@ describe('the built bundles under a stubbed awslambda global', () => {
   let secretsDirectory: string;
   const emitted: string[] = [];
   const handlers = new Map<string, unknown>();
+  // What CloudFront adds to every request it sends a function.
+  const originSecret = 'bundle-test-origin-secret-value';
+  const throughCloudFront = { [originSecretHeader]: originSecret };
 
   beforeAll(async () => {
     store = await startTestStore('dynalite');
@@ -149,6 +153,12 @@ describe('the built bundles under a stubbed awslambda global', () => {
     if (!issued.issuedKey) throw new Error('no admin key issued');
     adminKey = issued.issuedKey;
 
+    // The origin secrets the stack generates, here in the local secret file the functions read instead.
+    await writeFile(
+      join(secretsDirectory, 'secrets.json'),
+      JSON.stringify({ 'origin/a': originSecret, 'origin/b': 'the-other-slot-value' }),
+      { mode: 0o600 },
+    );
     // The environment the stack gives a function, pointed at the embedded store and a local secret file.
     const environment: Record<string, string> = {
       ...tableEnvironment(localTableNames),
@@ -158,6 +168,7 @@ describe('the built bundles under a stubbed awslambda global', () => {
       GATEWAY_SECRET_FILE: join(secretsDirectory, 'secrets.json'),
       GATEWAY_CACHE_TTL_MS: '0',
       GATEWAY_METRICS_NAMESPACE: `ModelGateway/${stage}`,
+      GATEWAY_ORIGIN_SECRET_IDS: 'origin/a,origin/b',
     };
     for (const [name, value] of Object.entries(environment)) vi.stubEnv(name, value);
     // Powertools writes EMF lines to standard output, where CloudWatch Logs would read them.
@@ -191,8 +202,18 @@ describe('the built bundles under a stubbed awslambda global', () => {
   const call = (functionId: FunctionId, request: Parameters<typeof invokeStreaming>[1]): Promise<StreamedAnswer> =>
     invokeStreaming(handlers.get(functionId), {
       ...request,
-      headers: { authorization: `Bearer ${adminKey}`, ...request.headers },
+      headers: { authorization: `Bearer ${adminKey}`, ...throughCloudFront, ...request.headers },
     });
+
+  it.each(functionIds)('%s refuses a request that did not come through CloudFront', async (functionId) => {
+    const answer = await invokeStreaming(handlers.get(functionId), {
+      method: 'GET',
+      path: '/v1/models',
+      headers: { authorization: `Bearer ${adminKey}`, [originSecretHeader]: 'guessed' },
+    });
+    expect(answer.statusCode).toBe(403);
+    expect(answer.body).toContain('origin_refused');
+  });
 
   it('admin stores a connection for each upstream wire', async () => {
     for (const [provider, wire, model, basePath] of [
@@ -242,7 +263,7 @@ describe('the built bundles under a stubbed awslambda global', () => {
     const answer = await invokeStreaming(handlers.get('messages'), {
       method: 'POST',
       path: '/v1/messages',
-      headers: { 'x-api-key': adminKey, 'anthropic-version': '2023-06-01' },
+      headers: { 'x-api-key': adminKey, 'anthropic-version': '2023-06-01', ...throughCloudFront },
       body: { model: 'anthropic/claude-test', max_tokens: 16, messages: [{ role: 'user', content: 'hello' }] },
     });
     expect(answer.statusCode, answer.body).toBe(200);
@@ -262,7 +283,7 @@ describe('the built bundles under a stubbed awslambda global', () => {
     const answer = await invokeStreaming(handlers.get('generate-content'), {
       method: 'POST',
       path: '/v1beta/models/google/gemini-test:generateContent',
-      headers: { 'x-goog-api-key': adminKey },
+      headers: { 'x-goog-api-key': adminKey, ...throughCloudFront },
       body: { contents: [{ role: 'user', parts: [{ text: 'hello' }] }] },
     });
     expect(answer.statusCode, answer.body).toBe(200);

@@ -100,6 +100,8 @@ describe('least privilege', () => {
       const readable = new Set<TableLogicalName>();
       const writable = new Set<TableLogicalName>();
       const secretActions: string[] = [];
+      const originCheckActions: string[] = [];
+      const originSecretIds = synthesized.stack.originSecrets.secretIds().map((arn) => synthesized.stack.resolve(arn));
       for (const statement of statements) {
         expect(statement.Effect).toBe('Allow');
         const actions = actionsOf(statement);
@@ -110,6 +112,12 @@ describe('least privilege', () => {
             readable.add(name);
             if (actions.some((action) => writeAction.test(action))) writable.add(name);
           }
+        } else if (
+          service.has('secretsmanager') &&
+          JSON.stringify(statement.Resource) === JSON.stringify(originSecretIds)
+        ) {
+          // The two origin-secret slots, by their exact ARNs: read to check that a request came through CloudFront.
+          originCheckActions.push(...actions);
         } else if (service.has('secretsmanager')) {
           secretActions.push(...actions);
           expect(JSON.stringify(statement.Resource)).toMatch(
@@ -126,13 +134,17 @@ describe('least privilege', () => {
       expect([...writable].toSorted()).toEqual([...need.write].toSorted());
       expect([...readable].toSorted()).toEqual([...new Set([...need.read, ...need.write])].toSorted());
       expect(secretActions.toSorted()).toEqual(need.secrets.toSorted());
+      const answersHttp = gatewayFunction(functionId).functionUrl !== undefined;
+      expect(originCheckActions).toEqual(answersHttp ? ['secretsmanager:GetSecretValue'] : []);
     },
   );
 
   it('lets no function but inference and the token count read provider credentials', () => {
     const readers = allFunctions.filter(({ functionId }) =>
-      policiesOf(functionId).statements.some((statement) =>
-        actionsOf(statement).includes('secretsmanager:GetSecretValue'),
+      policiesOf(functionId).statements.some(
+        (statement) =>
+          actionsOf(statement).includes('secretsmanager:GetSecretValue') &&
+          JSON.stringify(statement.Resource).includes(`model-gateway/${stage}/`),
       ),
     );
     expect(new Set(readers.map(({ access }) => access))).toEqual(new Set(['inference', 'token-count']));

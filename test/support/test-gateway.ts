@@ -63,12 +63,14 @@ export class AdminClient {
   constructor(
     readonly url: string,
     readonly adminKey: string,
+    /** Sent with every call, such as the origin secret of a gateway that checks one. */
+    readonly extraHeaders: Readonly<Record<string, string>> = {},
   ) {}
 
   async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
     const response = await fetch(`${this.url}/admin/v1${path}`, {
       method,
-      headers: { authorization: `Bearer ${this.adminKey}`, 'content-type': 'application/json' },
+      headers: { ...this.extraHeaders, authorization: `Bearer ${this.adminKey}`, 'content-type': 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await response.text();

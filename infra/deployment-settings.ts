@@ -1,0 +1,98 @@
+import { type OriginSecretSlot, originSecretSlots } from './origin-secrets.ts';
+import { stagePattern } from './stack-outputs.ts';
+
+/** What `--context name=value` (or cdk.json) may set for a deployment; see the README's deploy section. */
+export interface DeploymentSettings {
+  readonly stage: string;
+  readonly production: boolean;
+  readonly upstreamPrefixes: readonly string[] | undefined;
+  /** Reserved concurrency of each inference function; the smaller functions reserve less (function-profiles.ts). */
+  readonly reservedConcurrency: number;
+  /** The origin-secret slot CloudFront sends (infra/origin-secrets.ts). */
+  readonly originSecretSlot: OriginSecretSlot;
+  /** An AWS WAF web ACL with a rate limit per client IP on the distribution, or none. */
+  readonly waf: { readonly requestsPerFiveMinutes: number } | undefined;
+  /** Where to deploy, when it must be known at synthesis (a web ACL's cross-region reference needs it). */
+  readonly account: string | undefined;
+  readonly region: string | undefined;
+}
+
+/** Enough for a team's members and their agents; the account keeps its unreserved pool for everything else. */
+export const defaultReservedConcurrency = 50;
+/** 2,000 requests in five minutes from one IP: far above a team behind one NAT, far below a flood. */
+export const defaultWafRequestsPerFiveMinutes = 2_000;
+
+export function readDeploymentSettings(
+  context: (name: string) => unknown,
+  environment: Readonly<Record<string, string | undefined>> = {},
+): DeploymentSettings {
+  const waf = readFlag(context('waf'));
+  return {
+    stage: readStage(context('stage')),
+    production: readFlag(context('production')),
+    upstreamPrefixes: readList(context('upstreamPrefixes')),
+    reservedConcurrency: readWholeNumber(context('reservedConcurrency'), 'reservedConcurrency', {
+      fallback: defaultReservedConcurrency,
+      least: 1,
+    }),
+    originSecretSlot: readSlot(context('originSecretSlot')),
+    waf: waf
+      ? {
+          requestsPerFiveMinutes: readWholeNumber(context('wafRequestsPerFiveMinutes'), 'wafRequestsPerFiveMinutes', {
+            fallback: defaultWafRequestsPerFiveMinutes,
+            // AWS WAF's bounds for a rate-based rule's limit.
+            least: 10,
+            most: 2_000_000_000,
+          }),
+        }
+      : undefined,
+    account: readText(context('account')) ?? environment['CDK_DEFAULT_ACCOUNT'],
+    region: readText(context('region')) ?? environment['CDK_DEFAULT_REGION'],
+  };
+}
+
+/** The stage names the stack and the secret prefix, so it must be safe in both. */
+function readStage(value: unknown): string {
+  const stage = value ?? 'dev';
+  if (typeof stage !== 'string' || !stagePattern.test(stage)) {
+    throw new Error(`context "stage" must be lowercase letters, digits and hyphens, got ${JSON.stringify(value)}`);
+  }
+  return stage;
+}
+
+/** `-c production=true` arrives as a string, cdk.json as a boolean. */
+function readFlag(value: unknown): boolean {
+  return value === true || value === 'true';
+}
+
+/** `-c upstreamPrefixes=lb,lb2,...` arrives as a string, cdk.json may hold an array. */
+function readList(value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  const items = Array.isArray(value) ? value : String(value).split(',');
+  return items.map((item) => String(item).trim()).filter((item) => item.length > 0);
+}
+
+function readText(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim().length > 0 ? value.trim() : undefined;
+}
+
+function readWholeNumber(
+  value: unknown,
+  name: string,
+  bounds: { fallback: number; least: number; most?: number },
+): number {
+  if (value === undefined) return bounds.fallback;
+  const number = Number(value);
+  const most = bounds.most ?? Number.MAX_SAFE_INTEGER;
+  if (!Number.isInteger(number) || number < bounds.least || number > most) {
+    throw new Error(`context "${name}" must be a whole number from ${bounds.least}, got ${JSON.stringify(value)}`);
+  }
+  return number;
+}
+
+function readSlot(value: unknown): OriginSecretSlot {
+  if (value === undefined) return 'a';
+  const slot = originSecretSlots.find((candidate) => candidate === value);
+  if (!slot) throw new Error(`context "originSecretSlot" must be ${originSecretSlots.join(' or ')}`);
+  return slot;
+}
