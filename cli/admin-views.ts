@@ -53,6 +53,7 @@ export const connectionSchema = z.object({
   baseUrl: z.string(),
   models: z.nullish(z.array(z.string())),
   upstream: z.nullish(z.string()),
+  privateNetwork: z.nullish(z.boolean()),
   enabled: z.boolean(),
   createdAt: z.nullish(z.string()),
 });

@@ -9,6 +9,7 @@ import {
   httpUrlFlag,
   integerFlag,
   listFlag,
+  optionalSwitch,
   required,
   requiredSwitch,
   textFlag,
@@ -220,6 +221,9 @@ export const commandTable: readonly Command[] = [
       'base-url': required(httpUrlFlag('URL', 'base URL of the upstream API')),
       models: listFlag('id,...', 'model IDs served by this connection'),
       upstream: textFlag('PREFIX', 'upstream prefix that routes to this connection'),
+      'private-network': optionalSwitch(
+        'the base URL is on a private network (loopback or private addresses; needed on AWS, never for metadata)',
+      ),
       'api-key-stdin': requiredSwitch('read the provider credential from standard input (trimmed, never echoed)'),
     },
     buildRequest: async ({ flags, readCredential }) => ({
@@ -231,6 +235,7 @@ export const commandTable: readonly Command[] = [
         baseUrl: flags['base-url'],
         models: flags.models,
         upstream: flags.upstream,
+        privateNetwork: flags['private-network'],
         apiKey: await readCredential(),
       },
     }),

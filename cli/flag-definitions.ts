@@ -169,6 +169,17 @@ export function requiredSwitch(description: string): FlagDefinition<true> {
   };
 }
 
+/** A switch that may be given or not, such as one that widens what a connection may reach. */
+export function optionalSwitch(description: string): FlagDefinition<boolean> {
+  return {
+    type: 'boolean',
+    valueName: undefined,
+    description,
+    required: false,
+    read: (occurrences) => occurrences.length > 0,
+  };
+}
+
 export function required<Value>(flag: FlagDefinition<Value | undefined>): FlagDefinition<Value> {
   return {
     ...flag,

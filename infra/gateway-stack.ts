@@ -99,6 +99,8 @@ export class GatewayStack extends Stack {
       GATEWAY_SECRET_STORE: 'secrets-manager',
       GATEWAY_SECRET_PREFIX: secretPrefix,
       GATEWAY_METRICS_NAMESPACE: metricsNamespace,
+      // Loopback and private ranges only for connections an administrator marked as reaching a private network.
+      GATEWAY_PRIVATE_UPSTREAMS: 'marked-only',
     };
     for (const [name, table] of tables) environment[tableEnvironmentVariable(name)] = table.tableName;
     const originSecrets = new OriginSecrets(this, 'OriginSecret', { activeSlot: props.originSecretSlot });

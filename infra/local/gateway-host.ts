@@ -42,6 +42,8 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
     AWS_REGION: options.environment?.AWS_REGION ?? 'local',
     GATEWAY_SECRET_STORE: 'file',
     GATEWAY_SECRET_FILE: join(dataDir, 'secrets.json'),
+    // One machine: its own loopback and private network are where local models and proxies live.
+    GATEWAY_PRIVATE_UPSTREAMS: options.environment?.['GATEWAY_PRIVATE_UPSTREAMS'] ?? 'allowed',
   });
   const local = await openLocalStore(config, dataDir);
   const services = createGatewayServices(config, local.store);

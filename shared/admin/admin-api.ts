@@ -6,6 +6,8 @@ import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts
 import { describeIssues } from '../http/parse-request.ts';
 import { checkRequestEnvelope, readJsonObject } from '../http/read-request.ts';
 import { renderFailure } from '../http/render-error.ts';
+import { checkBaseUrl } from '../net/base-url.ts';
+import { upstreamNetworkFor } from '../net/upstream-address.ts';
 import { logger } from '../observability/logger.ts';
 import { type ConnectionItem, holderMemberId, toConnectionView } from '../store/control-items.ts';
 import { newId } from '../store/ids.ts';
@@ -128,6 +130,8 @@ const adminRoutes: AdminRoute[] = [
       if (!services.config.upstreamPrefixes.includes(body.upstream)) {
         throw badRequest('invalid_upstream', `"${body.upstream}" is not an upstream prefix of this gateway.`);
       }
+      const baseUrl = checkBaseUrl(body.baseUrl, upstreamNetworkFor(services.config.privateUpstreams, body));
+      if (!baseUrl.ok) throw badRequest('invalid_base_url', `The base URL is refused: ${baseUrl.problem}.`);
       const id = newId('con');
       const connection: ConnectionItem = {
         ...body,

@@ -27,9 +27,12 @@ export const createConnectionBody = z.strictObject({
     .string()
     .check(z.regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'a provider name is lowercase letters, digits, ".", "_" or "-"')),
   wire: z.enum(upstreamWires),
-  baseUrl: z.url({ protocol: /^https?$/ }),
+  /** Checked further, against the gateway's network setting, by shared/net/base-url.ts. */
+  baseUrl: z.string().check(z.minLength(1), z.maxLength(2048)),
   models: z._default(z.array(z.string().check(z.minLength(1), z.maxLength(256))), []),
   upstream: z._default(z.string().check(z.minLength(1)), 'lb'),
+  /** The administrator says this connection reaches a private network (a VPC endpoint, a proxy, a local model). */
+  privateNetwork: z._default(z.boolean(), false),
   apiKey: z.string().check(z.minLength(1), z.maxLength(10_000)),
 });
 

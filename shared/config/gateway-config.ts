@@ -29,6 +29,12 @@ const environmentSchema = z.object({
    * 15 minutes, so settlement still runs, and the bound a concurrency lease must outlast.
    */
   GATEWAY_MAX_REQUEST_MS: z._default(z.coerce.number().check(z.int(), z.positive()), 840_000),
+  /**
+   * Whether connections may reach loopback and private addresses: `allowed` on the one-machine host (its own
+   * network), `marked-only` elsewhere, where only a connection an administrator marked as reaching a private network
+   * may. Link-local and metadata addresses are refused either way (shared/net/upstream-address.ts).
+   */
+  GATEWAY_PRIVATE_UPSTREAMS: z._default(z.enum(['allowed', 'marked-only']), 'marked-only'),
   GATEWAY_BODY_LIMIT_BYTES: z._default(z.coerce.number().check(z.int(), z.positive()), 2_097_152),
   /** Output allowance reserved when neither the request, the model nor the policy states a maximum. */
   GATEWAY_DEFAULT_OUTPUT_CAP: z._default(z.coerce.number().check(z.int(), z.positive()), 4096),
@@ -93,6 +99,7 @@ function toConfig(env: z.infer<typeof environmentSchema>) {
     upstreamPrefixes: env.GATEWAY_UPSTREAM_PREFIXES,
     upstreamTimeoutMs: env.GATEWAY_UPSTREAM_TIMEOUT_MS,
     bodyLimitBytes: env.GATEWAY_BODY_LIMIT_BYTES,
+    privateUpstreams: env.GATEWAY_PRIVATE_UPSTREAMS,
     defaultOutputCap: env.GATEWAY_DEFAULT_OUTPUT_CAP,
     cacheTtlMs: env.GATEWAY_CACHE_TTL_MS,
     /** A lease outlives the longest request the deadline allows, so only a dead request's lease expires. */

@@ -1,4 +1,6 @@
 import { ClientGoneError, GatewayError } from '../http/gateway-error.ts';
+import { UpstreamAddressRefused, type UpstreamNetwork } from '../net/upstream-address.ts';
+import { requestUpstream } from '../net/upstream-transport.ts';
 import type { UpstreamHttpRequest } from '../providers/provider-wire.ts';
 
 export interface UpstreamCall {
@@ -16,7 +18,12 @@ const timeoutReason = Symbol('upstream time-out');
  */
 export async function dispatchUpstream(
   upstreamRequest: UpstreamHttpRequest,
-  options: { clientSignal: AbortSignal | undefined; timeoutMs: number },
+  options: {
+    clientSignal: AbortSignal | undefined;
+    timeoutMs: number;
+    /** Whether this connection may reach loopback and private addresses (shared/net/upstream-address.ts). */
+    network: UpstreamNetwork;
+  },
 ): Promise<UpstreamCall> {
   const controller = new AbortController();
   const abort = (reason: unknown) => controller.abort(reason);
@@ -25,14 +32,14 @@ export async function dispatchUpstream(
   if (options.clientSignal?.aborted) onClientAbort();
   const timer = setTimeout(() => abort(timeoutReason), options.timeoutMs);
   try {
-    const response = await fetch(upstreamRequest.url, {
+    const response = await requestUpstream(upstreamRequest.url, {
       method: 'POST',
       headers: upstreamRequest.headers,
       body: upstreamRequest.body,
       signal: controller.signal,
-      // Following would send the credential and the client's body to whatever host the answer names.
-      redirect: 'manual',
+      network: options.network,
     });
+    // Following would send the credential and the client's body to whatever host the answer names.
     if (isRedirect(response.status)) {
       await response.body?.cancel();
       throw redirectRefused(response.status);
@@ -60,15 +67,18 @@ function redirectRefused(status: number): GatewayError {
 
 export function upstreamFailure(signal: AbortSignal, error: unknown): Error {
   if (signal.reason instanceof ClientGoneError) return signal.reason;
-  if (signal.reason === timeoutReason || isUndiciTimeout(error)) {
+  if (signal.reason === timeoutReason) {
     return new GatewayError(504, 'upstream_timeout', 'The upstream did not answer in time.', { cause: error });
   }
+  if (error instanceof UpstreamAddressRefused) {
+    return new GatewayError(
+      502,
+      'upstream_address_refused',
+      `The connection's address may not be reached from here (${error.reason}).`,
+      { cause: error },
+    );
+  }
   return new GatewayError(502, 'upstream_unreachable', 'The upstream connection failed.', { cause: error });
-}
-
-function isUndiciTimeout(error: unknown): boolean {
-  const code = (error as { cause?: { code?: string } } | undefined)?.cause?.code;
-  return code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT';
 }
 
 /** Reads a whole (non-streamed) upstream body, still under the time-out. */

@@ -11,6 +11,7 @@ import { GatewayError } from '../http/gateway-error.ts';
 import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
 import { renderFailure } from '../http/render-error.ts';
 import type { RouteMatch } from '../http/route-table.ts';
+import { upstreamNetworkFor } from '../net/upstream-address.ts';
 import { logger } from '../observability/logger.ts';
 import { parseJson } from '../providers/parse-json.ts';
 import { providerWireFor } from '../providers/provider-wires.ts';
@@ -155,7 +156,11 @@ async function runPipeline(
         }),
         forwarded,
       ),
-      { clientSignal: request.clientSignal, timeoutMs: timeLeft() },
+      {
+        clientSignal: request.clientSignal,
+        timeoutMs: timeLeft(),
+        network: upstreamNetworkFor(config.privateUpstreams, connection),
+      },
     );
   } catch (error) {
     return upstreamFailed(error);

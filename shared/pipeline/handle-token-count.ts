@@ -3,6 +3,7 @@ import { badRequest, GatewayError } from '../http/gateway-error.ts';
 import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
 import { renderFailure } from '../http/render-error.ts';
 import type { RouteMatch } from '../http/route-table.ts';
+import { upstreamNetworkFor } from '../net/upstream-address.ts';
 import { providerWireFor } from '../providers/provider-wires.ts';
 import type { ClientRequestReader } from './client-wire-handler.ts';
 import { dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
@@ -57,7 +58,11 @@ async function countTokens(
       }),
       forwarded,
     ),
-    { clientSignal: request.clientSignal, timeoutMs: config.upstreamTimeoutMs },
+    {
+      clientSignal: request.clientSignal,
+      timeoutMs: config.upstreamTimeoutMs,
+      network: upstreamNetworkFor(config.privateUpstreams, connection),
+    },
   );
   // The upstream's answer, error or not, with its own status (spec §7 rule 1).
   const text = await readUpstreamText(call, config.upstreamTimeoutMs);

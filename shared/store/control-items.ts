@@ -123,6 +123,8 @@ export interface ConnectionView {
   baseUrl: string;
   models: string[];
   upstream: string;
+  /** Marked by an administrator as reaching a private network: loopback and private addresses allowed on AWS. */
+  privateNetwork: boolean;
   enabled: boolean;
   createdAt: string;
 }
@@ -154,6 +156,7 @@ export function toConnectionView(connection: ConnectionView): ConnectionView {
     baseUrl: connection.baseUrl,
     models: connection.models,
     upstream: connection.upstream,
+    privateNetwork: connection.privateNetwork,
     enabled: connection.enabled,
     createdAt: connection.createdAt,
   };

@@ -15,6 +15,7 @@ function connection(overrides: Partial<ConnectionItem>): ConnectionItem {
     baseUrl: 'http://127.0.0.1:1/v1',
     models: ['gpt-test'],
     upstream: 'lb',
+    privateNetwork: false,
     enabled: true,
     createdAt: '2026-11-21T00:00:00.000Z',
     secretName: 'connections/con_x',

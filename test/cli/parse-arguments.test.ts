@@ -174,7 +174,7 @@ describe('help', () => {
       'gateway-admin key list [--member ID] [--json]',
       'gateway-admin key revoke ID [--json]',
       'gateway-admin key rotate ID [--json]',
-      'gateway-admin connection create --provider NAME --wire openai-chat|openai-responses|anthropic-messages|gemini --base-url URL [--models id,...] [--upstream PREFIX] --api-key-stdin [--json]',
+      'gateway-admin connection create --provider NAME --wire openai-chat|openai-responses|anthropic-messages|gemini --base-url URL [--models id,...] [--upstream PREFIX] [--private-network] --api-key-stdin [--json]',
       'gateway-admin connection list [--json]',
       'gateway-admin connection enable ID [--json]',
       'gateway-admin connection disable ID [--json]',

@@ -225,10 +225,28 @@ describe('the built bundles under a stubbed awslambda global', () => {
       const answer = await call('admin', {
         method: 'POST',
         path: '/admin/v1/connections',
-        body: { provider, wire, baseUrl: `${upstream.url}${basePath}`, models: [model], apiKey: 'provider-secret' },
+        body: {
+          provider,
+          wire,
+          baseUrl: `${upstream.url}${basePath}`,
+          models: [model],
+          apiKey: 'provider-secret',
+          // The fake provider is on loopback, which a function reaches only through a connection marked so.
+          privateNetwork: true,
+        },
       });
       expect(answer.statusCode, answer.body).toBe(201);
     }
+  });
+
+  it('admin refuses a loopback base URL not marked as a private network, as on AWS', async () => {
+    const answer = await call('admin', {
+      method: 'POST',
+      path: '/admin/v1/connections',
+      body: { provider: 'openai', wire: 'openai-chat', baseUrl: `${upstream.url}/v1`, apiKey: 'provider-secret' },
+    });
+    expect(answer.statusCode).toBe(400);
+    expect(answer.body).toContain('invalid_base_url');
   });
 
   it('models lists the catalog', async () => {

@@ -60,6 +60,7 @@ describe('GatewayStack', () => {
       expect(variables['NODE_OPTIONS']).toBe('--enable-source-maps');
       expect(variables['GATEWAY_SECRET_STORE']).toBe('secrets-manager');
       expect(variables['GATEWAY_SECRET_PREFIX']).toBe(`model-gateway/${stage}`);
+      expect(variables['GATEWAY_PRIVATE_UPSTREAMS']).toBe('marked-only');
       for (const definition of tableDefinitions) {
         expect(variables[tableEnvironmentVariable(definition.logicalName)]).toEqual({
           Ref: tableLogicalId(definition.logicalName),

@@ -556,6 +556,7 @@ describe.each(testEngineNames)('store contract on %s', (engineName) => {
         baseUrl: 'http://127.0.0.1:9/v1',
         models: ['m'],
         upstream: 'lb',
+        privateNetwork: true,
         enabled: true,
         createdAt: new Date(admittedAt).toISOString(),
         secretName: 'connections/x',

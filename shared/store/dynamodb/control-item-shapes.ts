@@ -56,5 +56,6 @@ export function toKeyRecord(item: KeyItem): KeyRecord {
 
 export function toConnection(item: ConnectionControlItem): ConnectionItem {
   const { pk: _pk, kind: _kind, ...connection } = item;
-  return connection;
+  // Connections stored before the mark existed reach public addresses only.
+  return { ...connection, privateNetwork: item.privateNetwork === true };
 }

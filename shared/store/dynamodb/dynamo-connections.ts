@@ -36,7 +36,7 @@ export function dynamoConnections(tables: DynamoTables): ConnectionStore {
             ReturnValues: 'ALL_NEW',
           }),
         );
-        return toConnectionView(result.Attributes as ConnectionControlItem);
+        return toConnectionView(toConnection(result.Attributes as ConnectionControlItem));
       } catch (error) {
         if (isConditionFailure(error)) throw new StoreNotFoundError('connection', `No connection has the id ${id}.`);
         throw error;

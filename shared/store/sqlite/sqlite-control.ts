@@ -47,6 +47,7 @@ interface ConnectionRow {
   enabled: number;
   created_at: string;
   secret_name: string;
+  private_network: number;
 }
 
 export function toMemberProfile(row: MemberRow): MemberProfile {
@@ -86,6 +87,7 @@ function toConnection(row: ConnectionRow): ConnectionItem {
     baseUrl: row.base_url,
     models: JSON.parse(row.models) as string[],
     upstream: row.upstream,
+    privateNetwork: row.private_network === 1,
     enabled: row.enabled === 1,
     createdAt: row.created_at,
     secretName: row.secret_name,
@@ -284,8 +286,9 @@ export function sqliteConnections(statements: Statements): ConnectionStore {
       try {
         statements
           .get(
-            `INSERT INTO connections (id, provider, wire, base_url, models, upstream, enabled, created_at, secret_name)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+            `INSERT INTO connections
+               (id, provider, wire, base_url, models, upstream, enabled, created_at, secret_name, private_network)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
           .run(
             connection.id,
@@ -297,6 +300,7 @@ export function sqliteConnections(statements: Statements): ConnectionStore {
             connection.enabled ? 1 : 0,
             connection.createdAt,
             connection.secretName,
+            connection.privateNetwork ? 1 : 0,
           );
       } catch (error) {
         if (isUniqueViolation(error)) {

@@ -161,6 +161,10 @@ const migrations: readonly string[] = [
   );
   CREATE INDEX legacy_usage_by_time ON legacy_usage (timestamp);
   `,
+  // 2: a connection marked by an administrator as reaching a private network (shared/net/upstream-address.ts).
+  `
+  ALTER TABLE connections ADD COLUMN private_network INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 export const schemaVersion = migrations.length;

@@ -173,8 +173,9 @@ export async function importDynamoTables(
       }
       for (const connection of connections) {
         run(
-          `INSERT INTO connections (id, provider, wire, base_url, models, upstream, enabled, created_at, secret_name)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO connections
+             (id, provider, wire, base_url, models, upstream, enabled, created_at, secret_name, private_network)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           connection.id,
           connection.provider,
           connection.wire,
@@ -184,6 +185,7 @@ export async function importDynamoTables(
           connection.enabled ? 1 : 0,
           connection.createdAt,
           connection.secretName,
+          connection.privateNetwork === true ? 1 : 0,
         );
         counts.connections++;
       }
