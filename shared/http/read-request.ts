@@ -1,26 +1,23 @@
 import { badRequest, GatewayError } from './gateway-error.ts';
 import type { GatewayRequest } from './gateway-request.ts';
-
-/** Query parameters that carry credentials in some clients; the gateway never reads a key from a URL. */
-const credentialParameters = ['key', 'api_key', 'apikey', 'api-key', 'access_token', 'token', 'x-api-key', 'auth'];
+import { queryCredentialParameter } from './query-credentials.ts';
 
 export function payloadTooLarge(limitBytes: number): GatewayError {
   return new GatewayError(413, 'request_too_large', `The request body exceeds the limit of ${limitBytes} bytes.`);
 }
 
 /**
- * The read stage (spec §4.1 rules 2-3, §8): refuse credentials in the query string (even valid ones are never
- * used), refuse WebSocket upgrades, and refuse bodies over the limit. The local host also stops reading at the
- * limit; on Lambda the body arrives whole, so the length is checked here.
+ * The read stage (spec §4.1 rules 2-3, §8): refuse credentials in the query string, by name or by the look of
+ * the value (shared/http/query-credentials.ts; even valid ones are never used), refuse WebSocket upgrades, and
+ * refuse bodies over the limit. The local host also stops reading at the limit; on Lambda the body arrives
+ * whole, so the length is checked here.
  */
 export function checkRequestEnvelope(request: GatewayRequest, bodyLimitBytes: number): void {
-  for (const name of request.query.keys()) {
-    if (credentialParameters.includes(name.toLowerCase())) {
-      throw badRequest(
-        'query_credentials_refused',
-        'Credentials in the query string are refused; send the key in a header.',
-      );
-    }
+  if (queryCredentialParameter(request.query) !== undefined) {
+    throw badRequest(
+      'query_credentials_refused',
+      'Credentials in the query string are refused (even valid ones are never used); send the key in a header.',
+    );
   }
   if (request.headers.upgrade?.toLowerCase() === 'websocket') {
     throw badRequest('websocket_refused', 'WebSocket inference is not supported; use HTTP with server-sent events.');

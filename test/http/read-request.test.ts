@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { GatewayRequest } from '../../shared/http/gateway-request.ts';
+import { queryCredentialParameter } from '../../shared/http/query-credentials.ts';
 import { checkRequestEnvelope, readJsonObject } from '../../shared/http/read-request.ts';
 import { matchRoute } from '../../shared/http/route-table.ts';
 
@@ -28,6 +29,40 @@ describe('the read stage', () => {
       expect.objectContaining({ status: 413, code: 'request_too_large' }),
     );
     expect(() => checkRequestEnvelope(request({ query: new URLSearchParams('alt=sse') }), 100)).not.toThrow();
+  });
+
+  it.each([
+    'key=x',
+    'API-KEY=x',
+    'x-goog-api-key=x',
+    'Authorization=x',
+    'access_token=x',
+    'refresh_token=x',
+    'client_secret=x',
+    'my_api_key=x',
+    'X-Amz-Security-Token=x',
+    'anything=sk-gw-AAAAAAAAAAAAAAAAAAAA',
+    'anything=sk-hold-AAAAAAAAAAAAAAAAAAAA',
+    'anything=Bearer%20abc',
+    'anything=bearer+abc',
+    'anything=AIzaSyA1234567890abcdefghijklmnopqrstu',
+    'anything=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig',
+    'sk-gw-AAAAAAAAAAAAAAAAAAAA',
+    'note=key%3A%20sk-live-AAAAAAAAAAAA',
+  ])('finds the credential in ?%s', (query) => {
+    expect(queryCredentialParameter(new URLSearchParams(query))).toBeDefined();
+  });
+
+  it.each([
+    'alt=sse',
+    'period=7d&scope=team&keyId=key_abc&providers=openai,google',
+    'memberId=mem_1',
+    'max_tokens=10',
+    'monkey=banana',
+    'task=sk-',
+    'desk=skirt',
+  ])('lets ?%s through', (query) => {
+    expect(queryCredentialParameter(new URLSearchParams(query))).toBeUndefined();
   });
 
   it('parses JSON objects only, with a code for each way a body can be wrong', () => {
