@@ -97,7 +97,13 @@ export class GatewayFunction extends Construct {
   grantSecretWrite(namePrefix: string): void {
     this.function.addToRolePolicy(
       new PolicyStatement({
-        actions: ['secretsmanager:CreateSecret', 'secretsmanager:PutSecretValue', 'secretsmanager:DescribeSecret'],
+        actions: [
+          'secretsmanager:CreateSecret',
+          'secretsmanager:PutSecretValue',
+          'secretsmanager:DescribeSecret',
+          // A credential whose connection could not be stored is deleted again, so none is left orphaned.
+          'secretsmanager:DeleteSecret',
+        ],
         resources: [this.secretsUnder(namePrefix)],
       }),
     );

@@ -10,6 +10,7 @@ import { errorEnvelopeFor } from '../../shared/http/wire.ts';
 import { logger } from '../../shared/observability/logger.ts';
 import { toFunctionUrlEvent } from './function-url-event.ts';
 import type { LocalFunction } from './local-functions.ts';
+import { readRequestTarget } from './request-target.ts';
 import { serveStaticPage } from './serve-static-page.ts';
 
 /**
@@ -38,14 +39,21 @@ async function handle(
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
-  const url = new URL(request.url ?? '/', `http://${request.headers.host ?? 'localhost'}`);
-  const method = request.method ?? 'GET';
-  const staticRoute = matchStaticRoute(method, url.pathname);
-  if (staticRoute) {
-    await serveStaticPage(staticRoute, url.pathname, method, response);
+  const read = readRequestTarget(request);
+  if (!read.ok) {
+    const answer = renderError(read.error, 'openai');
+    response.writeHead(answer.statusCode, { ...answer.headers, connection: 'close' }).end(answer.body);
+    request.resume();
     return;
   }
-  const route = matchRoute(method, url.pathname, services.config.upstreamPrefixes);
+  const { target } = read;
+  const method = request.method ?? 'GET';
+  const staticRoute = matchStaticRoute(method, target.path);
+  if (staticRoute) {
+    await serveStaticPage(staticRoute, target.path, method, response);
+    return;
+  }
+  const route = matchRoute(method, target.path, services.config.upstreamPrefixes);
   const body = await readLimited(request, services.config.bodyLimitBytes);
   if (body === undefined) {
     const envelope = route ? errorEnvelopeFor(route.route.wire) : 'openai';
@@ -68,7 +76,7 @@ async function handle(
     gatewayServices: services,
     clientSignal: clientGone.signal,
   } as unknown as HostContext;
-  await functions[functionId](toFunctionUrlEvent(request, url, body), response, context).catch((error: unknown) => {
+  await functions[functionId](toFunctionUrlEvent(request, target, body), response, context).catch((error: unknown) => {
     // A client that left mid-stream ends the pipe with an error; settlement has already been started.
     if (!clientGone.signal.aborted) throw error;
   });

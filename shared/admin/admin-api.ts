@@ -16,6 +16,7 @@ import {
   createConnectionBody,
   createKeyBody,
   createMemberBody,
+  idSchema,
   importLegacyUsageBody,
   setHoldingsBody,
   walletSchema,
@@ -140,9 +141,20 @@ const adminRoutes: AdminRoute[] = [
         createdAt: services.now().toISOString(),
         secretName: secretNameForConnection(services.config, id),
       };
-      // The credential is stored first: a connection must never exist without the secret it points to.
+      // Everything is checked above, before the credential is stored. It is stored first (a connection must never
+      // exist without the secret it points to), and deleted again if the connection cannot be stored after all.
       await services.secrets.write(connection.secretName, apiKey);
-      await services.store.connections.create(connection);
+      try {
+        await services.store.connections.create(connection);
+      } catch (error) {
+        await services.secrets.remove(connection.secretName).catch((removal: unknown) => {
+          logger.error('a credential was stored without its connection and could not be deleted', {
+            secretName: connection.secretName,
+            error: removal,
+          });
+        });
+        throw error;
+      }
       return [201, { connection: toConnectionView(connection) }];
     },
   },
@@ -187,14 +199,26 @@ function matchAdminRoute(method: string, path: string): { route: AdminRoute; id:
     let id = '';
     const matches = pattern.every((part, index) => {
       if (part === ':id') {
-        id = decodeURIComponent(segments[index] ?? '');
-        return id.length > 0;
+        id = pathId(segments[index] ?? '');
+        return true;
       }
       return part === segments[index];
     });
     if (matches) return { route, id };
   }
   return undefined;
+}
+
+/** One id segment of an admin path, decoded; what cannot be an id is a 400, before the store is asked. */
+function pathId(segment: string): string {
+  let id: string;
+  try {
+    id = decodeURIComponent(segment);
+  } catch {
+    throw badRequest('invalid_path', 'The path holds malformed percent-encoding.');
+  }
+  if (!idSchema.safeParse(id).success) throw badRequest('invalid_path', 'The path does not name an id.');
+  return id;
 }
 
 /** The admin API: authenticated with a gateway key whose member is an administrator. */

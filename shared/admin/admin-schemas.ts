@@ -15,8 +15,14 @@ export const createMemberBody = z.strictObject({
 
 const keyPolicySchema = z.omit(policySchema, { dailyTokens: true });
 
+/** The ids the store issues (`mem_…`, `key_…`, `con_…`, `wallet:…`): what a path segment or a body may name. */
+export const idSchema = z.string().check(z.regex(/^[A-Za-z0-9._:-]{1,200}$/, 'not an id'));
+
+/** More models than any provider lists; a connection serving a whole catalog declares none and takes them all. */
+export const maxConnectionModels = 500;
+
 export const createKeyBody = z.strictObject({
-  memberId: z.string().check(z.minLength(1)),
+  memberId: idSchema,
   name: z._default(z.string().check(z.trim(), z.minLength(1), z.maxLength(200)), 'default'),
   expiresAt: z.nullish(z.iso.datetime({ offset: true })),
   policy: z._default(keyPolicySchema, {}),
@@ -29,7 +35,11 @@ export const createConnectionBody = z.strictObject({
   wire: z.enum(upstreamWires),
   /** Checked further, against the gateway's network setting, by shared/net/base-url.ts. */
   baseUrl: z.string().check(z.minLength(1), z.maxLength(2048)),
-  models: z._default(z.array(z.string().check(z.minLength(1), z.maxLength(256))), []),
+  // At most 500 ids of at most 256 characters: a connection item stays far inside DynamoDB's 400 KB.
+  models: z._default(
+    z.array(z.string().check(z.minLength(1), z.maxLength(256))).check(z.maxLength(maxConnectionModels)),
+    [],
+  ),
   upstream: z._default(z.string().check(z.minLength(1)), 'lb'),
   /** The administrator says this connection reaches a private network (a VPC endpoint, a proxy, a local model). */
   privateNetwork: z._default(z.boolean(), false),

@@ -23,6 +23,21 @@ export function createFileSecretStore(path: string): SecretStore {
     return loaded;
   }
 
+  function change(edit: (secrets: Record<string, string>) => Record<string, string>): Promise<void> {
+    // Serialised: two admin calls at once must not each drop the other's credential. A failed write fails its
+    // own caller only; the next one starts afresh.
+    const written = writing.then(async () => {
+      const secrets = edit(await readAll());
+      const temporary = `${path}.${process.pid}.tmp`;
+      await writeFile(temporary, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+      await chmod(temporary, 0o600);
+      await rename(temporary, path);
+      loaded = Promise.resolve(secrets);
+    });
+    writing = written.catch(() => undefined);
+    return written;
+  }
+
   return {
     async read(name) {
       let value = (await readAll())[name];
@@ -37,18 +52,10 @@ export function createFileSecretStore(path: string): SecretStore {
       return value;
     },
     write(name, value) {
-      // Serialised: two admin calls at once must not each drop the other's credential. A failed write fails its
-      // own caller only; the next one starts afresh.
-      const written = writing.then(async () => {
-        const secrets = { ...(await readAll()), [name]: value };
-        const temporary = `${path}.${process.pid}.tmp`;
-        await writeFile(temporary, JSON.stringify(secrets, null, 2), { mode: 0o600 });
-        await chmod(temporary, 0o600);
-        await rename(temporary, path);
-        loaded = Promise.resolve(secrets);
-      });
-      writing = written.catch(() => undefined);
-      return written;
+      return change((secrets) => ({ ...secrets, [name]: value }));
+    },
+    remove(name) {
+      return change((secrets) => Object.fromEntries(Object.entries(secrets).filter(([key]) => key !== name)));
     },
   };
 }

@@ -5,4 +5,6 @@
 export interface SecretStore {
   read(name: string): Promise<string>;
   write(name: string, value: string): Promise<void>;
+  /** Deletes a secret at once (no recovery window): for a credential whose connection could not be stored. */
+  remove(name: string): Promise<void>;
 }

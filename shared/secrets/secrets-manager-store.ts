@@ -1,6 +1,7 @@
 import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import {
   CreateSecretCommand,
+  DeleteSecretCommand,
   PutSecretValueCommand,
   ResourceExistsException,
   SecretsManagerClient,
@@ -23,6 +24,10 @@ export function createSecretsManagerStore(options: { region: string; cacheSecond
         if (!(error instanceof ResourceExistsException)) throw error;
         await client.send(new PutSecretValueCommand({ SecretId: name, SecretString: value }));
       }
+    },
+    async remove(name) {
+      // Without a recovery window: the credential never belonged to a stored connection.
+      await client.send(new DeleteSecretCommand({ SecretId: name, ForceDeleteWithoutRecovery: true }));
     },
   };
 }

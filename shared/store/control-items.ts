@@ -9,8 +9,9 @@ export const policySchema = z.strictObject({
   rpm: z.optional(z.number().check(z.int(), z.positive())),
   concurrency: z.optional(z.number().check(z.int(), z.positive())),
   maxOutput: z.optional(z.number().check(z.int(), z.positive())),
-  providers: z.optional(z.array(z.string().check(z.minLength(1)))),
-  models: z.optional(z.array(z.string().check(z.minLength(1)))),
+  // Bounded so that a policy always fits its item (DynamoDB holds 400 KB) beside the member's admission state.
+  providers: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(64))).check(z.maxLength(64))),
+  models: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(320))).check(z.maxLength(256))),
 });
 export type Policy = z.infer<typeof policySchema>;
 

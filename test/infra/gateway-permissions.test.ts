@@ -31,7 +31,12 @@ const needs: Readonly<
   admin: {
     read: [],
     write: ['control', 'legacyUsage'],
-    secrets: ['secretsmanager:CreateSecret', 'secretsmanager:DescribeSecret', 'secretsmanager:PutSecretValue'],
+    secrets: [
+      'secretsmanager:CreateSecret',
+      'secretsmanager:DeleteSecret',
+      'secretsmanager:DescribeSecret',
+      'secretsmanager:PutSecretValue',
+    ],
   },
   'usage-read': { read: ['control', 'usage', 'rollups'], write: [], secrets: [] },
   reaper: { read: [], write: ['control', 'usage', 'rollups'], secrets: [] },

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -40,5 +40,24 @@ describe('the local secret file', () => {
     await expect(store.read('a')).rejects.toThrow();
     await writeFile(path, JSON.stringify({ a: 'fixed' }), { mode: 0o600 });
     expect(await store.read('a')).toBe('fixed');
+  });
+
+  it('removes a credential for good, keeping the others', async () => {
+    const path = join(folder, 'secrets.json');
+    const store = createFileSecretStore(path);
+    await store.write('kept', 'one');
+    await store.write('gone', 'two');
+    await store.remove('gone');
+    await expect(store.read('gone')).rejects.toThrow(/missing/);
+    expect(await store.read('kept')).toBe('one');
+    expect(await readFile(path, 'utf8')).not.toContain('two');
+  });
+
+  it('finds a credential another process wrote to the same file since it was read', async () => {
+    const path = join(folder, 'secrets.json');
+    const first = createFileSecretStore(path);
+    await first.write('a', 'one');
+    await createFileSecretStore(path).write('b', 'two');
+    expect(await first.read('b')).toBe('two');
   });
 });
