@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { looksLikeCredential } from '../auth/credential-like.ts';
 import type { LegacyUsageRecord } from '../store/usage-records.ts';
 import * as z from '../validation/zod.ts';
 
@@ -16,9 +17,11 @@ import * as z from '../validation/zod.ts';
  *   `prompt_tokens`; `cachedInputTokens` / `cached_input_tokens`; `outputTokens` / `output_tokens` /
  *   `completionTokens` / `completion_tokens` (whole numbers of 0 or more); `durationMs` / `duration_ms`.
  *   Two spellings of one field must agree.
- * - every other field is kept, as JSON text in `raw`, except prompt and answer bodies and credentials, which are
- *   removed at any depth and never stored (see `withheldReason`). The CLI removes them before sending, so they
- *   never leave the operator's machine; the gateway removes them again for any other caller.
+ * - of the other fields only those on an allowlist of operational metadata are kept, as JSON text in `raw`, each
+ *   in its expected shape (`extraFieldShapes`); every other field is withheld, so no prompt, answer or credential
+ *   is stored whatever it is called. A value that looks like a credential (shared/auth/credential-like.ts) is
+ *   withheld at any depth, in known fields too. The CLI withholds before sending, so nothing withheld leaves the
+ *   operator's machine; the gateway withholds again for any other caller.
  *
  * The admin CLI (cli/legacy-usage-file.ts) checks a file with this same module before it sends anything, and sends
  * each line's `cleaned` object, so the two cannot disagree. Keep it pure (no HTTP, no store) for that reason.
@@ -95,72 +98,110 @@ const knownFieldsSchema = z.object({
   durationMs: z.nullish(z.number().check(z.nonnegative())),
 });
 
-// Names are compared without case, `_` or `-`, so `output_text`, `outputText` and `Output-Text` are one name.
-const bodyNames = new Set([
-  'input',
-  'inputs',
-  'output',
-  'outputs',
-  'choices',
-  'candidates',
-  'parts',
-  'delta',
-  'response',
-  'responses',
-  'request',
-  'system',
-  'tools',
-  'toolcalls',
-  'functioncall',
-  'arguments',
-  'query',
-  'question',
-  'reply',
-  'history',
-  'documents',
-]);
-const bodyFragments = [
-  'prompt',
-  'message',
-  'completion',
-  'content',
-  'text',
-  'answer',
-  'body',
-  'instruction',
-  'transcript',
-  'conversation',
-];
-const credentialNames = new Set(['key', 'token', 'auth', 'bearer', 'headers', 'accesskey']);
-const credentialFragments = ['secret', 'password', 'apikey', 'accesstoken', 'authorization', 'credential', 'cookie'];
-
 /**
- * Why a field of a 0.1 line is never stored, or `undefined` when it may be. Names that end in `tokens` or `count`
- * hold counts, not text, so `prompt_tokens` and `message_count` are kept while `prompt` and `messages` are not. A
- * bare `key` may hold a key's secret, so it is withheld too; a line names its key with `keyId`.
+ * The only other fields a stored record keeps, in `raw`: operational metadata of the 0.1 engine, each with the
+ * shape its value must have. Names are compared without case, `_` or `-` (`total_tokens`, `totalTokens`); a field
+ * of any other name, a value of another shape, and every part of a nested object not listed is withheld. An
+ * allowlist, not a list of what to remove: a prompt under a name nobody thought of (`user_input`, `turns[].said`,
+ * `payload.msg`, `generation`) is never kept.
  */
-export function withheldReason(name: string): 'body' | 'credential' | undefined {
-  const normalized = name.toLowerCase().replace(/[^a-z0-9]/g, '');
-  if (credentialNames.has(normalized) || credentialFragments.some((fragment) => normalized.includes(fragment))) {
-    return 'credential';
-  }
-  if (/(tokens|count)$/.test(normalized)) return undefined;
-  if (bodyNames.has(normalized) || bodyFragments.some((fragment) => normalized.includes(fragment))) return 'body';
-  return undefined;
+type ExtraShape = 'count' | 'number' | 'flag' | 'text' | 'texts' | { readonly [name: string]: ExtraShape };
+
+const engineShape: ExtraShape = { version: 'text', node: 'text', host: 'text', region: 'text', worker: 'text' };
+
+const extraFieldShapes: ReadonlyMap<string, ExtraShape> = new Map<string, ExtraShape>([
+  ['totaltokens', 'count'],
+  ['reasoningtokens', 'count'],
+  ['retries', 'count'],
+  ['latencyms', 'number'],
+  ['ttftms', 'number'],
+  ['timetofirsttokenms', 'number'],
+  ['costusd', 'number'],
+  ['stream', 'flag'],
+  ['region', 'text'],
+  ['finishreason', 'text'],
+  ['stopreason', 'text'],
+  ['errortype', 'text'],
+  ['errorcode', 'text'],
+  ['tags', 'texts'],
+  ['engine', engineShape],
+  ['meta', engineShape],
+]);
+
+const normalizedName = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/** A text that is short, plain and holds nothing shaped like a credential. */
+function keptText(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= 256 && !looksLikeCredential(value);
 }
 
-function withhold(value: unknown, path: string, withheld: Set<string>): unknown {
-  if (Array.isArray(value)) return value.map((item) => withhold(item, `${path}[]`, withheld));
-  if (value === null || typeof value !== 'object') return value;
-  const kept: [string, unknown][] = [];
-  for (const [name, field] of Object.entries(value)) {
-    const fieldPath = path === '' ? name : `${path}.${name}`;
-    // Known fields are read, never withheld, whatever their name looks like.
-    if (path === '' && fieldOfSpelling.has(name)) kept.push([name, field]);
-    else if (withheldReason(name)) withheld.add(fieldPath);
-    else kept.push([name, withhold(field, fieldPath, withheld)]);
+/** Whether any text at any depth of a value (names included) looks like a credential. */
+function holdsCredential(value: unknown): boolean {
+  if (typeof value === 'string') return looksLikeCredential(value);
+  if (Array.isArray(value)) return value.some(holdsCredential);
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).some(([name, inner]) => looksLikeCredential(name) || holdsCredential(inner));
   }
-  // fromEntries defines own properties, so a field named `__proto__` stays data instead of becoming a prototype.
+  return false;
+}
+
+/** The value as its shape keeps it, recording the paths of what is withheld; `undefined` when nothing is kept. */
+function conform(value: unknown, shape: ExtraShape, path: string, withheld: Set<string>): unknown {
+  const refuse = () => {
+    withheld.add(path);
+    return undefined;
+  };
+  switch (shape) {
+    case 'count':
+      return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : refuse();
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value) ? value : refuse();
+    case 'flag':
+      return typeof value === 'boolean' ? value : refuse();
+    case 'text':
+      return keptText(value) ? value : refuse();
+    case 'texts': {
+      if (!Array.isArray(value)) return refuse();
+      const kept = value.filter((item): item is string => keptText(item)).slice(0, 32);
+      if (kept.length < value.length) withheld.add(`${path}[]`);
+      return kept;
+    }
+    default: {
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) return refuse();
+      const kept: [string, unknown][] = [];
+      for (const [name, inner] of Object.entries(value)) {
+        const innerShape = shape[normalizedName(name)];
+        const innerPath = `${path}.${name}`;
+        const innerValue = innerShape ? conform(inner, innerShape, innerPath, withheld) : undefined;
+        if (!innerShape) withheld.add(innerPath);
+        if (innerValue !== undefined) kept.push([name, innerValue]);
+      }
+      // fromEntries defines own properties, so a field named `__proto__` stays data instead of becoming a prototype.
+      return Object.fromEntries(kept);
+    }
+  }
+}
+
+/**
+ * The line as it may be stored: known fields (unless their value looks like a credential, at any depth), and the
+ * allowlisted extras in their shapes. Everything else is withheld, its path recorded.
+ */
+function withhold(line: object, withheld: Set<string>): Record<string, unknown> {
+  const kept: [string, unknown][] = [];
+  for (const [name, value] of Object.entries(line)) {
+    if (fieldOfSpelling.has(name)) {
+      if (holdsCredential(value)) withheld.add(name);
+      else kept.push([name, value]);
+      continue;
+    }
+    const shape = extraFieldShapes.get(normalizedName(name));
+    if (!shape) {
+      withheld.add(name);
+      continue;
+    }
+    const conformed = conform(value, shape, name, withheld);
+    if (conformed !== undefined) kept.push([name, conformed]);
+  }
   return Object.fromEntries(kept);
 }
 
@@ -188,7 +229,7 @@ export type LegacyRecordReading =
        * never leave its machine. Read again, it gives the same record with nothing withheld.
        */
       cleaned: Record<string, unknown>;
-      /** Paths of the fields removed as bodies or credentials, such as `messages` or `engine.response_text`. */
+      /** Paths of the fields withheld, such as `messages`, `engine.response_text` or `tags[]`. */
       withheld: string[];
     }
   | { ok: false; problem: string };
@@ -199,7 +240,7 @@ export function readLegacyUsageRecord(line: unknown): LegacyRecordReading {
     return { ok: false, problem: 'expected a JSON object' };
   }
   const withheld = new Set<string>();
-  const cleaned = withhold(line, '', withheld) as Record<string, unknown>;
+  const cleaned = withhold(line, withheld);
 
   const known: Partial<Record<KnownField, unknown>> = {};
   const spellingUsed: Partial<Record<KnownField, string>> = {};

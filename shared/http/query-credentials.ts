@@ -1,3 +1,5 @@
+import { looksLikeCredential } from '../auth/credential-like.ts';
+
 /**
  * Whether a query string carries a credential, by the parameter's name or by what its value looks like. The
  * gateway never reads a key from a URL, and a URL is logged, cached and shown far more widely than a header, so a
@@ -33,20 +35,6 @@ const credentialNames = new Set([
 ]);
 /** Parts of a name that only a credential's name holds. */
 const credentialFragments = ['apikey', 'accesstoken', 'secret', 'password', 'authorization', 'credential'];
-
-/** Values shaped like a key: the gateway's and holders' `sk-<tag>-…` (and providers' `sk-…`), a bearer token. */
-const credentialValues = [
-  // Gateway, holder and most providers' keys; `sk-` then at least a tag-and-secret's worth of key characters.
-  /(?:^|[^A-Za-z0-9])sk-[A-Za-z0-9_-]{8,}/,
-  /(?:^|\s)bearer\s+\S/i,
-  // Google API keys, and JSON web tokens (three base64url parts, the first an encoded `{"`).
-  /AIza[0-9A-Za-z_-]{30,}/,
-  /eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\./,
-];
-
-function looksLikeCredential(text: string): boolean {
-  return credentialValues.some((pattern) => pattern.test(text));
-}
 
 /** The name of the first parameter that carries a credential, or `undefined` when none does. */
 export function queryCredentialParameter(query: URLSearchParams): string | undefined {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkLegacyLine } from '../../cli/legacy-usage-file.ts';
-import { readLegacyUsageRecord, withheldReason } from '../../shared/admin/legacy-usage-record.ts';
+import { readLegacyUsageRecord } from '../../shared/admin/legacy-usage-record.ts';
 
 /**
  * The CLI checks a file of 0.1 records with the server's own rules (shared/admin/legacy-usage-record.ts), so their
@@ -37,7 +37,12 @@ const lineCases: readonly (readonly [label: string, line: Record<string, unknown
   ['tokens as text', { ...base, inputTokens: '12' }, /^inputTokens: /],
   ['an HTTP status out of range', { ...base, status: 99 }, /^status: expected an HTTP status/],
   ['two spellings that disagree', { ...base, input_tokens: 3, prompt_tokens: 4 }, /^input_tokens and prompt_tokens/],
-  ['too large once bodies are gone', { ...base, notes: 'x'.repeat(40_000) }, /^larger than 32768 bytes/],
+  ['a field no allowlist names, however large, withheld', { ...base, notes: 'x'.repeat(40_000) }, undefined],
+  [
+    'the key itself as keyId, withheld as a credential',
+    { ...base, keyId: 'sk-gw-AAAAAAAAAAAAAAAAAAAA' },
+    /needs keyId/,
+  ],
 ];
 
 function verdictOfCli(line: string): string | undefined {
@@ -107,25 +112,70 @@ describe('reading a 0.1 record', () => {
     });
   });
 
+  it('keeps only allowlisted extras, in their shapes: bodies under any name are withheld', () => {
+    const reading = readLegacyUsageRecord({
+      ...base,
+      user_input: 'LEGACY-PROMPT-CANARY what is the capital of France',
+      payload: { msg: 'LEGACY-PROMPT-CANARY hello' },
+      turns: [{ said: 'LEGACY-PROMPT-CANARY hi' }, { said: 'LEGACY-ANSWER-CANARY hello' }],
+      generation: 'LEGACY-ANSWER-CANARY Paris',
+      total_tokens: 12,
+      region: 'eu-west-1',
+      tags: ['batch', 'nightly'],
+      engine: { version: '0.1.7', node: 'worker-3', response_text: 'LEGACY-ANSWER-CANARY hi' },
+      stream: 'yes',
+    });
+    if (!reading.ok) throw new Error(reading.problem);
+    expect(JSON.parse(reading.record.raw)).toEqual({
+      total_tokens: 12,
+      region: 'eu-west-1',
+      tags: ['batch', 'nightly'],
+      engine: { version: '0.1.7', node: 'worker-3' },
+    });
+    expect(JSON.stringify(reading.cleaned)).not.toContain('CANARY');
+    expect(reading.withheld).toEqual([
+      'engine.response_text',
+      'generation',
+      'payload',
+      'stream',
+      'turns',
+      'user_input',
+    ]);
+  });
+
   it.each([
-    ['prompt', 'body'],
-    ['messages', 'body'],
-    ['input', 'body'],
-    ['output_text', 'body'],
-    ['responseBody', 'body'],
-    ['system_prompt', 'body'],
-    ['choices', 'body'],
-    ['api_key', 'credential'],
-    ['key', 'credential'],
-    ['Authorization', 'credential'],
-    ['client_secret', 'credential'],
-    ['prompt_tokens', undefined],
-    ['message_count', undefined],
-    ['total_tokens', undefined],
-    ['region', undefined],
-    ['keyId', undefined],
-  ] as const)('withholds %s as %s', (name, reason) => {
-    expect(withheldReason(name)).toBe(reason);
+    ['sk-live-abcdefghijklmnop', 'an sk- key'],
+    ['Bearer abc.def', 'a bearer token'],
+    ['token: Bearer abc', 'a bearer token inside text'],
+    ['Kq3xZ8v1LmN0pR7sT2uW9yB4cD6eF5gH1iJ3kL8mN2o', 'a long random token'],
+    ['AIzaSyA1234567890abcdefghijklmnopqrstu', 'a Google API key'],
+  ])('withholds %s (%s) at any depth, in allowlisted and known fields alike', (secret) => {
+    const reading = readLegacyUsageRecord({
+      ...base,
+      memberId: 'mem_a',
+      note: secret,
+      region: secret,
+      tags: ['kept', secret],
+      engine: { version: '0.1.7', node: secret },
+      requestId: secret,
+      keyId: `${secret}`,
+    });
+    if (!reading.ok) throw new Error(reading.problem);
+    expect(JSON.stringify(reading.record)).not.toContain(secret);
+    expect(JSON.stringify(reading.cleaned)).not.toContain(secret);
+    expect(JSON.parse(reading.record.raw)).toEqual({ tags: ['kept'], engine: { version: '0.1.7' } });
+    expect(reading.record).toMatchObject({ keyId: null, requestId: null, memberId: 'mem_a' });
+    expect(reading.withheld).toEqual(['engine.node', 'keyId', 'note', 'region', 'requestId', 'tags[]']);
+  });
+
+  it('leaves ids, model names and hashes alone', () => {
+    const line = {
+      ...base,
+      requestId: '27745e70-ac7e-443f-8a51-6e49b9726a86',
+      model: 'Mixtral-8x22B-Instruct-v0-1-FP8-Dyn',
+      engine: { version: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855' },
+    };
+    expect(readLegacyUsageRecord(line)).toMatchObject({ ok: true, withheld: [] });
   });
 });
 
