@@ -6,6 +6,7 @@ import { Architecture, type FunctionUrl, FunctionUrlAuthType, InvokeMode, Runtim
 import { NodejsFunction, type OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import type { DynamoAction, SecretAction } from './function-permissions.ts';
 import { lambdaBundling } from './lambda-bundling.ts';
 import { nagAccount, nagRegion } from './nag-acknowledgements.ts';
 
@@ -75,37 +76,26 @@ export class GatewayFunction extends Construct {
       : undefined;
   }
 
-  grantTableRead(table: ITable): void {
-    table.grantReadData(this.function);
-    this.acknowledgeIndexWildcard(table);
-  }
-
-  grantTableReadWrite(table: ITable): void {
-    table.grantReadWriteData(this.function);
-    this.acknowledgeIndexWildcard(table);
-  }
-
-  /** Reading provider credentials stored under `<namePrefix>/`. */
-  grantSecretRead(namePrefix: string): void {
-    this.function.addToRolePolicy(
-      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [this.secretsUnder(namePrefix)] }),
-    );
-    this.acknowledgeSecretWildcard(namePrefix);
-  }
-
-  /** Storing provider credentials under `<namePrefix>/` without being able to read them back. */
-  grantSecretWrite(namePrefix: string): void {
+  /**
+   * Exactly these actions on one table (infra/function-permissions.ts); a Query also reaches the table's indexes,
+   * which is where the store queries.
+   */
+  grantTable(table: ITable, actions: readonly DynamoAction[]): void {
+    const queries = actions.includes('dynamodb:Query');
     this.function.addToRolePolicy(
       new PolicyStatement({
-        actions: [
-          'secretsmanager:CreateSecret',
-          'secretsmanager:PutSecretValue',
-          'secretsmanager:DescribeSecret',
-          // A credential whose connection could not be stored is deleted again, so none is left orphaned.
-          'secretsmanager:DeleteSecret',
-        ],
-        resources: [this.secretsUnder(namePrefix)],
+        actions: [...actions],
+        resources: queries ? [table.tableArn, `${table.tableArn}/index/*`] : [table.tableArn],
       }),
+    );
+    if (queries) this.acknowledgeIndexWildcard(table);
+  }
+
+  /** Exactly these actions on the provider credentials stored under `<namePrefix>/`. */
+  grantProviderCredentials(namePrefix: string, actions: readonly SecretAction[]): void {
+    if (actions.length === 0) return;
+    this.function.addToRolePolicy(
+      new PolicyStatement({ actions: [...actions], resources: [this.secretsUnder(namePrefix)] }),
     );
     this.acknowledgeSecretWildcard(namePrefix);
   }

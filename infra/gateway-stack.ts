@@ -21,6 +21,7 @@ import {
   tableEnvironmentVariable,
 } from '../shared/store/table-definitions.ts';
 import { cloudFrontPathPatterns } from './cloudfront-path-patterns.ts';
+import { type DynamoAction, functionPermissions } from './function-permissions.ts';
 import {
   type FunctionAccess,
   type FunctionProfile,
@@ -121,9 +122,7 @@ export class GatewayStack extends Stack {
         functionUrl,
         logRemovalPolicy: props.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       });
-      grantAccess(gatewayFunction, profile.access, tables, secretPrefix);
-      // Every function answering HTTP checks the origin secret first; the reaper has no URL and no need.
-      if (functionUrl) originSecrets.grantCheck(gatewayFunction.function);
+      grantAccess(gatewayFunction, profile.access, tables, secretPrefix, originSecrets);
       return gatewayFunction;
     };
 
@@ -218,48 +217,20 @@ export class GatewayStack extends Stack {
   }
 }
 
+/** The grants of infra/function-permissions.ts, nothing more. */
 function grantAccess(
   gatewayFunction: GatewayFunction,
   access: FunctionAccess,
   tables: ReadonlyMap<TableName, Table>,
   secretPrefix: string,
+  originSecrets: OriginSecrets,
 ): void {
-  const table = (name: TableName): Table => {
-    const found = tables.get(name);
-    if (!found) throw new Error(`the stack declares no ${name} table`);
-    return found;
-  };
-  switch (access) {
-    case 'inference':
-      // Admission, settlement and the usage rollups all write on the request path.
-      for (const name of ['control', 'usage', 'rollups'] as const) gatewayFunction.grantTableReadWrite(table(name));
-      gatewayFunction.grantSecretRead(secretPrefix);
-      return;
-    case 'token-count':
-      // Authenticates, routes and reads the connection's credential; a count is never admitted nor recorded.
-      gatewayFunction.grantTableRead(table('control'));
-      gatewayFunction.grantSecretRead(secretPrefix);
-      return;
-    case 'catalog':
-      gatewayFunction.grantTableRead(table('control'));
-      return;
-    case 'admin':
-      gatewayFunction.grantTableReadWrite(table('control'));
-      // The import of 0.1 usage records is an admin operation; no other function touches their table.
-      gatewayFunction.grantTableReadWrite(table('legacyUsage'));
-      gatewayFunction.grantSecretWrite(secretPrefix);
-      return;
-    case 'reaper':
-      // Reads members' leases and the records of dead requests; settles them as the request's own function would.
-      for (const name of ['control', 'usage', 'rollups'] as const) gatewayFunction.grantTableReadWrite(table(name));
-      return;
-    case 'usage-read':
-      // Names of members and keys come from the control table; the usage view itself never writes.
-      for (const name of ['control', 'usage', 'rollups'] as const) gatewayFunction.grantTableRead(table(name));
-      return;
-    default: {
-      const unknownAccess: never = access;
-      throw new Error(`unknown function access ${String(unknownAccess)}`);
-    }
+  const permissions = functionPermissions[access];
+  for (const [name, actions] of Object.entries(permissions.tables) as [TableName, readonly DynamoAction[]][]) {
+    const table = tables.get(name);
+    if (!table) throw new Error(`the stack declares no ${name} table`);
+    gatewayFunction.grantTable(table, actions);
   }
+  gatewayFunction.grantProviderCredentials(secretPrefix, permissions.providerCredentials);
+  if (permissions.originCheck) originSecrets.grantCheck(gatewayFunction.function);
 }

@@ -1,7 +1,7 @@
 import { Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FunctionAccess } from '../../infra/function-profiles.ts';
+import { functionPermissions } from '../../infra/function-permissions.ts';
 import { functionProfiles } from '../../infra/function-profiles.ts';
 import type { GatewayFunction } from '../../infra/gateway-function.ts';
 import { scheduledFunctionIds, scheduledFunctionProfiles } from '../../infra/scheduled-functions.ts';
@@ -18,29 +18,6 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(() => synthesized?.cleanup());
-
-/** What each kind of function needs, spelled out here independently of the grants in the stack. */
-const needs: Readonly<
-  Record<FunctionAccess, { read: readonly TableLogicalName[]; write: readonly TableLogicalName[]; secrets: string[] }>
-> = {
-  // Admission, settlement and rollups write on the request path; provider credentials are read, never written.
-  inference: { read: [], write: ['control', 'usage', 'rollups'], secrets: ['secretsmanager:GetSecretValue'] },
-  'token-count': { read: ['control'], write: [], secrets: ['secretsmanager:GetSecretValue'] },
-  catalog: { read: ['control'], write: [], secrets: [] },
-  // Connections carry credentials the admin API stores but cannot read back; it alone imports 0.1 records.
-  admin: {
-    read: [],
-    write: ['control', 'legacyUsage'],
-    secrets: [
-      'secretsmanager:CreateSecret',
-      'secretsmanager:DeleteSecret',
-      'secretsmanager:DescribeSecret',
-      'secretsmanager:PutSecretValue',
-    ],
-  },
-  'usage-read': { read: ['control', 'usage', 'rollups'], write: [], secrets: [] },
-  reaper: { read: [], write: ['control', 'usage', 'rollups'], secrets: [] },
-};
 
 const allFunctions = [
   ...functionIds.map((functionId) => ({ functionId, access: functionProfiles[functionId].access })),
@@ -92,19 +69,16 @@ function tablesNamedBy(statement: PolicyStatementJson): TableLogicalName[] {
   });
 }
 
-const writeAction = /^dynamodb:(Put|Update|Delete|BatchWrite|PartiQL(Insert|Update|Delete)|\*)/;
-
 describe('least privilege', () => {
   it.each(allFunctions)(
-    '$functionId ($access) can touch exactly the tables, secrets and logs it needs',
+    '$functionId ($access) is granted exactly its declared actions, per table and secret, and its own logs',
     ({ functionId, access }) => {
       const { statements, managed } = policiesOf(functionId);
       // No managed policy: AWSLambdaBasicExecutionRole alone may write to every log group of the account.
       expect(managed).toBeUndefined();
-      const need = needs[access];
-      const readable = new Set<TableLogicalName>();
-      const writable = new Set<TableLogicalName>();
-      const secretActions: string[] = [];
+      const declared = functionPermissions[access];
+      const tableActions = new Map<TableLogicalName, string[]>();
+      const credentialActions: string[] = [];
       const originCheckActions: string[] = [];
       const originSecretIds = synthesized.stack.originSecrets.secretIds().map((arn) => synthesized.stack.resolve(arn));
       for (const statement of statements) {
@@ -113,10 +87,13 @@ describe('least privilege', () => {
         const service = new Set(actions.map((action) => action.split(':')[0]));
         expect(service.size).toBe(1);
         if (service.has('dynamodb')) {
-          for (const name of tablesNamedBy(statement)) {
-            readable.add(name);
-            if (actions.some((action) => writeAction.test(action))) writable.add(name);
-          }
+          const named = tablesNamedBy(statement);
+          const [table] = named;
+          if (!table) throw new Error('a DynamoDB statement names no table');
+          // One table per statement: its ARN, and its indexes exactly when it is queried.
+          expect(new Set(named)).toEqual(new Set([table]));
+          expect(named.length).toBe(actions.includes('dynamodb:Query') ? 2 : 1);
+          tableActions.set(table, [...(tableActions.get(table) ?? []), ...actions]);
         } else if (
           service.has('secretsmanager') &&
           JSON.stringify(statement.Resource) === JSON.stringify(originSecretIds)
@@ -124,7 +101,7 @@ describe('least privilege', () => {
           // The two origin-secret slots, by their exact ARNs: read to check that a request came through CloudFront.
           originCheckActions.push(...actions);
         } else if (service.has('secretsmanager')) {
-          secretActions.push(...actions);
+          credentialActions.push(...actions);
           expect(JSON.stringify(statement.Resource)).toMatch(
             new RegExp(`:secret:model-gateway/${stage}/\\*"\\]\\]\\}$`),
           );
@@ -136,13 +113,27 @@ describe('least privilege', () => {
           throw new Error(`${functionId} is granted ${actions.join(', ')}`);
         }
       }
-      expect([...writable].toSorted()).toEqual([...need.write].toSorted());
-      expect([...readable].toSorted()).toEqual([...new Set([...need.read, ...need.write])].toSorted());
-      expect(secretActions.toSorted()).toEqual(need.secrets.toSorted());
-      const answersHttp = gatewayFunction(functionId).functionUrl !== undefined;
-      expect(originCheckActions).toEqual(answersHttp ? ['secretsmanager:GetSecretValue'] : []);
+      const sortedEntries = (entries: [string, readonly string[]][]) =>
+        entries.map(([table, actions]) => [table, [...actions].toSorted()]).toSorted();
+      expect(sortedEntries([...tableActions])).toEqual(
+        sortedEntries(Object.entries(declared.tables) as [string, readonly string[]][]),
+      );
+      expect(credentialActions.toSorted()).toEqual([...declared.providerCredentials].toSorted());
+      expect(originCheckActions).toEqual(declared.originCheck ? ['secretsmanager:GetSecretValue'] : []);
+      // Every function answering HTTP checks the origin secret; the reaper answers none.
+      expect(declared.originCheck).toBe(gatewayFunction(functionId).functionUrl !== undefined);
     },
   );
+
+  it('grants no Scan, BatchWriteItem or wildcard action to anyone, and DeleteItem to the admin function only', () => {
+    for (const { functionId, access } of allFunctions) {
+      const actions = policiesOf(functionId).statements.flatMap(actionsOf);
+      for (const action of ['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:*', 'secretsmanager:*']) {
+        expect(actions, functionId).not.toContain(action);
+      }
+      if (access !== 'admin') expect(actions, functionId).not.toContain('dynamodb:DeleteItem');
+    }
+  });
 
   it('lets no function but inference and the token count read provider credentials', () => {
     const readers = allFunctions.filter(({ functionId }) =>

@@ -1,0 +1,87 @@
+import type { TableLogicalName } from '../shared/store/table-definitions.ts';
+import type { FunctionAccess } from './function-profiles.ts';
+
+export type DynamoAction =
+  | 'dynamodb:GetItem'
+  | 'dynamodb:BatchGetItem'
+  | 'dynamodb:Query'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:DeleteItem';
+
+export type SecretAction =
+  | 'secretsmanager:GetSecretValue'
+  | 'secretsmanager:CreateSecret'
+  | 'secretsmanager:PutSecretValue'
+  | 'secretsmanager:DeleteSecret';
+
+export interface FunctionPermissions {
+  /** The DynamoDB actions the function's code calls, per table; a table not named is not reachable at all. */
+  readonly tables: Readonly<Partial<Record<TableLogicalName, readonly DynamoAction[]>>>;
+  /** What it does with provider credentials (the stage's secrets under `model-gateway/<stage>/`). */
+  readonly providerCredentials: readonly SecretAction[];
+  /** Whether it reads the origin secret, as every function answering HTTP does before anything else. */
+  readonly originCheck: boolean;
+}
+
+/** Everything that reads keys, members and connections: a key lookup, a member, a connection list by index. */
+const controlReads: readonly DynamoAction[] = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+
+/**
+ * Exactly the DynamoDB and Secrets Manager actions each kind of function calls, no broader grant: no Scan
+ * anywhere (the gateway reads by key and by index only), no DeleteItem or BatchWriteItem where the code has none.
+ * test/infra/derived-permissions.test.ts derives the actions from each function's code and its recorded calls,
+ * and gateway-permissions.test.ts proves the template grants exactly these.
+ */
+export const functionPermissions: Readonly<Record<FunctionAccess, FunctionPermissions>> = {
+  inference: {
+    tables: {
+      // Key and member lookups, the connections by index; admission and settlement move the member item.
+      control: [...controlReads, 'dynamodb:UpdateItem'],
+      // The record shown as running, then closed by settlement; an admission that finds an expired lease in its
+      // way reads that request's record to settle it first.
+      usage: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      rollups: ['dynamodb:UpdateItem'],
+    },
+    providerCredentials: ['secretsmanager:GetSecretValue'],
+    originCheck: true,
+  },
+  // Authenticates, routes and reads the connection's credential; a count is never admitted nor recorded.
+  'token-count': {
+    tables: { control: controlReads },
+    providerCredentials: ['secretsmanager:GetSecretValue'],
+    originCheck: true,
+  },
+  catalog: { tables: { control: controlReads }, providerCredentials: [], originCheck: true },
+  admin: {
+    tables: {
+      // Members, keys (a key whose member refuses it is deleted again), holders and connections.
+      control: [...controlReads, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      // The import of 0.1 usage records: one conditional put each.
+      legacyUsage: ['dynamodb:PutItem'],
+    },
+    // Stores credentials without being able to read them back; deletes one whose connection was not stored.
+    providerCredentials: [
+      'secretsmanager:CreateSecret',
+      'secretsmanager:PutSecretValue',
+      'secretsmanager:DeleteSecret',
+    ],
+    originCheck: true,
+  },
+  // Names of members and keys come from the control table; totals and details by index; the view never writes.
+  'usage-read': {
+    tables: { control: controlReads, usage: ['dynamodb:Query'], rollups: ['dynamodb:Query'] },
+    providerCredentials: [],
+    originCheck: true,
+  },
+  reaper: {
+    tables: {
+      // Members by index, then each expired lease released; the dead request's record read and closed.
+      control: ['dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+      usage: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      rollups: ['dynamodb:UpdateItem'],
+    },
+    providerCredentials: [],
+    originCheck: false,
+  },
+};

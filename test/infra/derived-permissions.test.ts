@@ -1,0 +1,256 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { functionPermissions } from '../../infra/function-permissions.ts';
+import { type FunctionAccess, functionProfiles } from '../../infra/function-profiles.ts';
+import { type LocalFunction, loadLocalFunctions } from '../../infra/local/local-functions.ts';
+import { createLocalServer } from '../../infra/local/local-server.ts';
+import { localTableNames } from '../../infra/local/open-local-store.ts';
+import { scheduledFunctionIds, scheduledFunctionProfiles } from '../../infra/scheduled-functions.ts';
+import { reapAllExpiredLeases } from '../../shared/accounting/reap-all.ts';
+import { type FunctionId, functionIds } from '../../shared/http/route-table.ts';
+import type { DynamoStore } from '../../shared/store/dynamodb/dynamo-store.ts';
+import type { TableLogicalName } from '../../shared/store/table-definitions.ts';
+import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { AdminClient, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { awsActionsInCode } from './code-aws-calls.ts';
+
+/**
+ * Each function's role lists exactly the DynamoDB and Secrets Manager actions its code calls, and no other
+ * (infra/function-permissions.ts; gateway-permissions.test.ts proves the template grants exactly those). The
+ * declaration is held to the code from both sides:
+ *
+ * - no more than the code can call: every declared action is one the function's own code constructs, read from
+ *   its tree-shaken bundle (code-aws-calls.ts). A bundle also carries store verbs its routes never use (the store
+ *   is one object), so this bound is not tight by itself;
+ * - no less than, and no more than, what it does call: the real functions, driven over HTTP through a scenario of
+ *   every operation they offer (the reaper with an expired lease to reap), with every DynamoDB call recorded with
+ *   the function that made it and the table it went to. Each (table, action) seen must be declared, and each
+ *   declared one seen, except the few that only a fault path calls, listed below with the reason.
+ */
+const projectRoot = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
+
+const accessOf = (functionId: string): FunctionAccess =>
+  functionId in functionProfiles
+    ? functionProfiles[functionId as FunctionId].access
+    : scheduledFunctionProfiles[functionId as (typeof scheduledFunctionIds)[number]].access;
+
+function declaredActions(access: FunctionAccess): Set<string> {
+  const permissions = functionPermissions[access];
+  return new Set([
+    ...Object.values(permissions.tables).flatMap((actions) => actions ?? []),
+    ...permissions.providerCredentials,
+    ...(permissions.originCheck ? ['secretsmanager:GetSecretValue'] : []),
+  ]);
+}
+
+/** Declared actions that no ordinary operation calls, only a fault the scenario cannot cause over HTTP. */
+const faultPathOnly: Partial<Record<FunctionAccess, Partial<Record<TableLogicalName, string[]>>>> = {
+  // A key whose member item or secret lookup cannot be written (the member vanished, a hash collided) is deleted
+  // again, so no half-created key remains (shared/store/dynamodb/dynamo-keys.ts).
+  admin: { control: ['dynamodb:DeleteItem'] },
+};
+
+describe('declared permissions stay within what the code can call', () => {
+  it.each([...functionIds, ...scheduledFunctionIds])('%s', async (functionId) => {
+    const inCode = await awsActionsInCode(projectRoot, functionId);
+    const dynamo = (actions: Iterable<string>) => [...actions].filter((action) => action.startsWith('dynamodb:'));
+    const secrets = (actions: Iterable<string>) => [...actions].filter((action) => action.startsWith('secrets'));
+    const declared = declaredActions(accessOf(functionId));
+    for (const action of dynamo(declared)) expect(inCode.has(action), `${functionId}: ${action}`).toBe(true);
+    // Secrets Manager calls are made through the secret store's three methods, so they are derived exactly.
+    expect(secrets(declared).toSorted()).toEqual(secrets(inCode).toSorted());
+  });
+
+  it('gives no inference function Scan, DeleteItem or BatchWriteItem', async () => {
+    const inference = declaredActions('inference');
+    for (const action of ['dynamodb:Scan', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
+      expect(inference.has(action)).toBe(false);
+    }
+  });
+});
+
+describe('every call the functions make is declared for its table', () => {
+  let upstream: FakeUpstream;
+  let gateway: TestGateway;
+  let server: Server;
+  let admin: AdminClient;
+  let memberKey: string;
+  const currentFunction = new AsyncLocalStorage<string>();
+  /** function → table → DynamoDB actions seen. */
+  const seen = new Map<string, Map<string, Set<string>>>();
+
+  beforeAll(async () => {
+    upstream = await startFakeUpstream();
+    // On the engine the functions run on in the stack: DynamoDB (here the embedded dynalite).
+    gateway = await startTestGateway({ environment: { GATEWAY_STORE: 'dynamodb' } });
+    const { services } = gateway.host;
+    const store = services.store as DynamoStore;
+    if (store.engine !== 'dynamodb') throw new Error('the gateway did not open the dynamodb engine');
+    const tableOf = new Map<string, TableLogicalName>(
+      Object.entries(services.config.tables ?? localTableNames).map(([name, physical]) => [
+        physical,
+        name as TableLogicalName,
+      ]),
+    );
+    // Every call the document client sends, with the function it was made for (settlement included: it runs in
+    // the request's async context) and the table it names; DynamoDB's own action names, as IAM knows them.
+    store.client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const functionId = currentFunction.getStore();
+        const input = args.input as { TableName?: string; RequestItems?: Record<string, unknown> };
+        const tables = input.TableName ? [input.TableName] : Object.keys(input.RequestItems ?? {});
+        const action = `dynamodb:${String(context.commandName).replace(/Command$/, '')}`;
+        if (functionId) {
+          const byTable = seen.get(functionId) ?? new Map<string, Set<string>>();
+          for (const physical of tables) {
+            const name = tableOf.get(physical) ?? physical;
+            byTable.set(name, (byTable.get(name) ?? new Set()).add(action));
+          }
+          seen.set(functionId, byTable);
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'recordTableActions' },
+    );
+    const functions = await loadLocalFunctions();
+    const attributed = Object.fromEntries(
+      Object.entries(functions).map(([functionId, handler]): [string, LocalFunction] => [
+        functionId,
+        (event, stream, context) => currentFunction.run(functionId, () => handler(event, stream, context)),
+      ]),
+    ) as Record<FunctionId, LocalFunction>;
+    server = createLocalServer(services, attributed);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    admin = new AdminClient(url, gateway.adminKey);
+
+    // Every admin operation.
+    const memberId = await admin.createMember({ dailyTokens: 1_000_000, rpm: 2 });
+    await admin.call('GET', '/members');
+    for (const verb of ['suspend', 'disable', 'enable']) await admin.call('POST', `/members/${memberId}/${verb}`);
+    const { key, id: keyId } = await admin.createKey(memberId);
+    memberKey = key;
+    const spare = await admin.createKey(memberId);
+    await admin.call('GET', '/keys');
+    await admin.call('POST', `/keys/${spare.id}/rotate`);
+    await admin.call('POST', `/keys/${spare.id}/revoke`);
+    await admin.call('POST', '/holders', { wallet: '0xperm', usd: 50 });
+    await admin.call('POST', '/holders/0xperm/keys');
+    for (const [provider, wire, model, path] of [
+      ['openai', 'openai-chat', 'p-chat', '/v1'],
+      ['openai', 'openai-responses', 'p-responses', '/v1'],
+      ['anthropic', 'anthropic-messages', 'p-messages', '/v1'],
+      ['google', 'gemini', 'p-gemini', '/v1beta'],
+    ] as const) {
+      const id = await admin.createConnection({ provider, wire, baseUrl: `${upstream.url}${path}`, models: [model] });
+      await admin.call('POST', `/connections/${id}/disable`);
+      await admin.call('POST', `/connections/${id}/enable`);
+    }
+    await admin.call('GET', '/connections');
+    await admin.call('POST', '/legacy-usage', {
+      records: [{ timestamp: '2025-06-01T09:15:00Z', keyId, provider: 'alpha', model: 'm', inputTokens: 1 }],
+    });
+
+    // Every inference route, plain and streamed; a refused admission (rpm 2) classifies its refusal with a read.
+    const call = (path: string, body: unknown) =>
+      fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${memberKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then((response) => response.text());
+    const messages = [{ role: 'user', content: 'hi' }];
+    await call('/v1/chat/completions', { model: 'openai/p-chat', messages, stream: true });
+    await call('/v1/chat/completions', { model: 'openai/p-chat', messages });
+    await call('/v1/chat/completions', { model: 'openai/p-chat', messages });
+    const second = await admin.createMember({ dailyTokens: 1_000_000 });
+    memberKey = (await admin.createKey(second)).key;
+    await call('/v1/responses', { model: 'openai/p-responses', input: 'hi' });
+    await call('/v1/messages', { model: 'anthropic/p-messages', max_tokens: 16, messages });
+    await call('/v1/messages/count_tokens', { model: 'anthropic/p-messages', messages });
+    await call('/v1beta/models/google/p-gemini:streamGenerateContent?alt=sse', {
+      contents: [{ parts: [{ text: 'hi' }] }],
+    });
+    await fetch(`${url}/v1/models`, { headers: { authorization: `Bearer ${memberKey}` } }).then((r) => r.text());
+    for (const path of ['summary', 'requests', 'export.csv', 'keys']) {
+      await fetch(`${url}/usage-api/v1/${path}?period=7d&scope=team`, {
+        headers: { authorization: `Bearer ${gateway.adminKey}` },
+      }).then((response) => response.text());
+    }
+    await Promise.allSettled([...services.background]);
+
+    // Requests whose upstream never answers hold their leases (one at a time for this member). A day later, by the
+    // gateway's calendar, an admission finds such a lease in its way and reaps it first; two days later the
+    // reaper finds the next one expired: both reaping paths, with every call they make.
+    const holder = await admin.createMember({ dailyTokens: 1_000_000, concurrency: 1 });
+    const holderKey = (await admin.createKey(holder)).key;
+    const calendar = services.now;
+    const hangingCalls: Promise<unknown>[] = [];
+    const hangUp = new AbortController();
+    const hangingChat = async () => {
+      upstream.nextResponse({ type: 'hang' });
+      const index = upstream.requests.length;
+      hangingCalls.push(
+        currentFunction.run('chat-completions', () =>
+          fetch(`${url}/v1/chat/completions`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${holderKey}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ model: 'openai/p-chat', messages }),
+            signal: hangUp.signal,
+          }).catch(() => undefined),
+        ),
+      );
+      await upstream.waitForRequest(index);
+    };
+    try {
+      await hangingChat();
+      services.now = () => new Date(calendar().getTime() + 86_400_000);
+      await hangingChat();
+      services.now = () => new Date(calendar().getTime() + 2 * 86_400_000);
+      expect(await currentFunction.run('reaper', () => reapAllExpiredLeases(services))).toBe(1);
+    } finally {
+      services.now = calendar;
+      hangUp.abort();
+      await Promise.all(hangingCalls);
+    }
+    await Promise.allSettled([...services.background]);
+  }, 60_000);
+
+  afterAll(async () => {
+    server?.close();
+    await gateway?.close();
+    await upstream?.close();
+  });
+
+  it.each([...functionIds, ...scheduledFunctionIds])('%s', (functionId) => {
+    const byTable = seen.get(functionId);
+    // The scenario reached the function's store at all (an engine other than DynamoDB would record nothing).
+    expect(byTable?.size, `${functionId} made no DynamoDB call`).toBeGreaterThan(0);
+    const declared = functionPermissions[accessOf(functionId)].tables;
+    for (const [table, actions] of byTable ?? []) {
+      const allowed = new Set<string>(declared[table as TableLogicalName] ?? []);
+      for (const action of actions) expect(allowed.has(action), `${functionId}: ${action} on ${table}`).toBe(true);
+    }
+  });
+
+  // And nothing declared goes unused by the functions of its kind (which share their code), but for the fault
+  // paths named above.
+  it.each(Object.keys(functionPermissions) as FunctionAccess[])('%s uses every action declared for it', (access) => {
+    const ofKind = [...functionIds, ...scheduledFunctionIds].filter((functionId) => accessOf(functionId) === access);
+    for (const [table, actions] of Object.entries(functionPermissions[access].tables) as [
+      TableLogicalName,
+      readonly string[],
+    ][]) {
+      const used = new Set([
+        ...ofKind.flatMap((functionId) => [...(seen.get(functionId)?.get(table) ?? [])]),
+        ...(faultPathOnly[access]?.[table] ?? []),
+      ]);
+      for (const action of actions) expect(used.has(action), `${access}: ${action} on ${table} unused`).toBe(true);
+    }
+  });
+});
