@@ -13,6 +13,7 @@ const clockSensitiveFiles = [
   'test/e2e/limits.test.ts',
   'test/accounting/admission-races.test.ts',
   'test/accounting/accounting-faults.test.ts',
+  'test/local/lambda-stream-shim.test.ts',
 ];
 /**
  * The accounting and usage end-to-end files, which run on the default engine (SQLite) with everything else and
@@ -27,6 +28,7 @@ const engineSensitiveFiles = [
   'test/usage/usage-periods.test.ts',
   'test/usage/usage-totals-map.test.ts',
   'test/usage/usage-visibility.test.ts',
+  'test/local/lambda-stream-shim.test.ts',
 ];
 // Past instants on purpose: a deadline taken from the calendar clock would already have passed at each of them.
 const pinnedInstants = ['2024-02-29T12:30:00.000Z', '2025-12-31T23:59:50.000Z'];

@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { GatewayServices } from '../shared/config/gateway-services.ts';
@@ -11,10 +12,11 @@ import { errorEnvelopeFor } from '../shared/http/wire.ts';
 import { recordResponse } from '../shared/observability/gateway-telemetry.ts';
 import { type OpenStore, servicesFromEnvironment } from './gateway-runtime.ts';
 
-/** What the local host adds to the invocation context; absent on Lambda. */
+/** What an invocation's context carries beside Lambda's own. */
 export interface HostContext extends Context {
+  /** The local host's services; absent on Lambda, where they are built from the environment. */
   gatewayServices?: GatewayServices;
-  /** Aborted when the client disconnects before the response starts. */
+  /** Aborted when the response stream says the client is gone; set by the entry itself (`watchClient`). */
   clientSignal?: AbortSignal;
 }
 
@@ -24,30 +26,70 @@ export type RouteHandler = (
   route: RouteMatch,
 ) => Promise<GatewayResponse>;
 
+/** The response stream as the runtime hands it over: a Writable (infra/local/lambda-stream-shim.ts models it). */
+type ResponseStream = Writable;
+
 /**
- * A function-URL entry in RESPONSE_STREAM mode: a middy chain and one call into shared/. middy pipes the body
- * to the client with backpressure; its `requestEnd` hook then waits for settlement, so accounting finishes after
- * the client's response has ended but before the invocation returns.
+ * A function-URL entry in RESPONSE_STREAM mode: a middy chain and one call into shared/. middy pipes the body to
+ * the client with backpressure. Around it, the entry watches the response stream for the client going away and
+ * waits for settlement before the invocation returns, whether the response ended or broke off: Lambda may freeze
+ * the environment as soon as the handler returns, so settlement must be done by then.
  */
 export function streamingEntry(handle: RouteHandler, openStore: OpenStore) {
   const pendingSettlements = new WeakMap<object, Promise<void>>();
-  return middy<APIGatewayProxyEventV2, unknown, Error, HostContext>({
-    streamifyResponse: true,
-    requestEnd: async (request) => {
-      await pendingSettlements.get(request.context);
+  const chain = middy<APIGatewayProxyEventV2, unknown, Error, HostContext>({ streamifyResponse: true }).handler(
+    async (event, context) => {
+      const services = context.gatewayServices ?? servicesFromEnvironment(openStore);
+      const request = fromFunctionUrlEvent(event, context.clientSignal);
+      const route = matchRoute(request.method, request.path, services.config.upstreamPrefixes);
+      const response: GatewayResponse = await admitThroughFrontDoor(services, request).then(
+        () => (route ? handle(services, request, route) : unknownRoute(request, services.config.bodyLimitBytes)),
+        (error: unknown) => renderError(toGatewayError(error), route ? errorEnvelopeFor(route.route.wire) : 'openai'),
+      );
+      if (response.afterResponse) pendingSettlements.set(context, response.afterResponse);
+      recordResponse(services.config, response.statusCode);
+      return { statusCode: response.statusCode, headers: response.headers, body: response.body };
     },
-  }).handler(async (event, context) => {
-    const services = context.gatewayServices ?? servicesFromEnvironment(openStore);
-    const request = fromFunctionUrlEvent(event, context.clientSignal);
-    const route = matchRoute(request.method, request.path, services.config.upstreamPrefixes);
-    const response: GatewayResponse = await admitThroughFrontDoor(services, request).then(
-      () => (route ? handle(services, request, route) : unknownRoute(request, services.config.bodyLimitBytes)),
-      (error: unknown) => renderError(toGatewayError(error), route ? errorEnvelopeFor(route.route.wire) : 'openai'),
-    );
-    if (response.afterResponse) pendingSettlements.set(context, response.afterResponse);
-    recordResponse(services.config, response.statusCode);
-    return { statusCode: response.statusCode, headers: response.headers, body: response.body };
-  });
+  ) as unknown as (event: APIGatewayProxyEventV2, stream: ResponseStream, context: HostContext) => Promise<void>;
+
+  return awslambda.streamifyResponse(
+    async (event: APIGatewayProxyEventV2, responseStream: ResponseStream, context: HostContext) => {
+      const client = watchClient(responseStream);
+      context.clientSignal = client.signal;
+      try {
+        await chain(event, responseStream, context);
+      } catch (error) {
+        // A client that left breaks the pipe; the upstream was aborted through the signal or the body's cancel.
+        if (!client.signal.aborted) throw error;
+      } finally {
+        client.stop();
+        await pendingSettlements.get(context);
+      }
+    },
+  );
+}
+
+/**
+ * How a streaming function learns that its client is gone: the response stream errors or closes before it has
+ * finished (and with it every later write fails). On Lambda the stream is the runtime client's request to the
+ * runtime API; it ends that way when the API aborts the response. The signal also covers the time before the
+ * first write, while the function still waits for the upstream.
+ */
+function watchClient(stream: ResponseStream): { signal: AbortSignal; stop: () => void } {
+  const controller = new AbortController();
+  const onError = () => controller.abort();
+  const onClose = () => {
+    if (!stream.writableFinished) controller.abort();
+  };
+  stream.on('error', onError);
+  stream.on('close', onClose);
+  return {
+    signal: controller.signal,
+    stop() {
+      stream.off('error', onError);
+      stream.off('close', onClose);
+    },
+  };
 }
 
 /**

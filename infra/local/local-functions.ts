@@ -1,13 +1,12 @@
-import type { ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { HostContext } from '../../functions/streaming-entry.ts';
 import { type FunctionId, functionIds } from '../../shared/http/route-table.ts';
-import { installLambdaStreamShim } from './lambda-stream-shim.ts';
+import { installLambdaStreamShim, type RuntimeResponseStream } from './lambda-stream-shim.ts';
 
 /** A streaming Lambda handler as the local server calls it: the event, the response stream, the context. */
 export type LocalFunction = (
   event: APIGatewayProxyEventV2,
-  responseStream: ServerResponse,
+  responseStream: RuntimeResponseStream,
   context: HostContext,
 ) => Promise<void>;
 

@@ -9,6 +9,7 @@ import { fallbackFunctionId, matchRoute, matchStaticRoute } from '../../shared/h
 import { errorEnvelopeFor } from '../../shared/http/wire.ts';
 import { logger } from '../../shared/observability/logger.ts';
 import { toFunctionUrlEvent } from './function-url-event.ts';
+import { createRuntimeResponseStream } from './lambda-stream-shim.ts';
 import type { LocalFunction } from './local-functions.ts';
 import { readRequestTarget } from './request-target.ts';
 import { serveStaticPage } from './serve-static-page.ts';
@@ -66,20 +67,14 @@ async function handle(
   }
   // A path no route serves goes where CloudFront's default behaviour sends it, to be checked and answered there.
   const functionId = route?.route.functionId ?? fallbackFunctionId;
-  const clientGone = new AbortController();
-  response.once('close', () => {
-    if (!response.writableFinished) clientGone.abort();
-  });
   const context = {
     awsRequestId: randomUUID(),
     functionName: functionId,
     gatewayServices: services,
-    clientSignal: clientGone.signal,
   } as unknown as HostContext;
-  await functions[functionId](toFunctionUrlEvent(request, target, body), response, context).catch((error: unknown) => {
-    // A client that left mid-stream ends the pipe with an error; settlement has already been started.
-    if (!clientGone.signal.aborted) throw error;
-  });
+  // The handler writes to a stream like the runtime's, never to the HTTP response itself (lambda-stream-shim.ts).
+  const stream = createRuntimeResponseStream(response);
+  await functions[functionId](toFunctionUrlEvent(request, target, body), stream, context);
 }
 
 /** Reads the body up to the limit; `undefined` as soon as it is over (a stated length over it is not read at all). */

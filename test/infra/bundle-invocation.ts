@@ -16,7 +16,7 @@ interface ResponsePrelude {
 }
 
 /** The response stream Lambda hands a RESPONSE_STREAM handler, recording what the function sends. */
-class RecordingResponseStream extends Writable {
+export class RecordingResponseStream extends Writable {
   prelude: ResponsePrelude | undefined;
   readonly chunks: Buffer[] = [];
 
@@ -63,8 +63,11 @@ export interface UrlRequest {
 }
 
 /** One function-URL invocation (payload 2.0) of a streaming handler, as Lambda makes it. */
-export async function invokeStreaming(handler: unknown, request: UrlRequest): Promise<StreamedAnswer> {
-  const stream = new RecordingResponseStream();
+export async function invokeStreaming(
+  handler: unknown,
+  request: UrlRequest,
+  stream = new RecordingResponseStream(),
+): Promise<StreamedAnswer> {
   await (handler as StreamingHandler)(functionUrlEvent(request), stream, lambdaContext('gateway-function'));
   if (!stream.prelude) throw new Error(`${request.method} ${request.path} wrote no status`);
   return {

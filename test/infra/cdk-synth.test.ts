@@ -14,13 +14,15 @@ import { originSecretHeader } from '../../shared/http/origin-check.ts';
 import { type FunctionId, functionIds } from '../../shared/http/route-table.ts';
 import { gatewayMetricNames } from '../../shared/observability/metric-names.ts';
 import { tableEnvironment } from '../../shared/store/table-definitions.ts';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { createStreamGate, type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
 import { startTestStore } from '../support/test-store.ts';
+import { allRecords } from '../support/usage-records.ts';
 import {
   installAwsLambdaStub,
   invokeScheduled,
   invokeStreaming,
   loadBundleHandler,
+  RecordingResponseStream,
   type StreamedAnswer,
 } from './bundle-invocation.ts';
 import type { TemplateResources } from './template-queries.ts';
@@ -138,6 +140,7 @@ describe('the built bundles under a stubbed awslambda global', () => {
   let store: Awaited<ReturnType<typeof startTestStore>>;
   let upstream: FakeUpstream;
   let adminKey: string;
+  let adminMemberId: string;
   let secretsDirectory: string;
   const emitted: string[] = [];
   const handlers = new Map<string, unknown>();
@@ -152,6 +155,7 @@ describe('the built bundles under a stubbed awslambda global', () => {
     const issued = await bootstrapAdministrator(store.services, undefined);
     if (!issued.issuedKey) throw new Error('no admin key issued');
     adminKey = issued.issuedKey;
+    adminMemberId = issued.adminMemberId;
 
     // The origin secrets the stack generates, here in the local secret file the functions read instead.
     await writeFile(
@@ -266,6 +270,58 @@ describe('the built bundles under a stubbed awslambda global', () => {
     expect(upstream.requests.at(-1)?.headers['authorization']).toBe('Bearer provider-secret');
     const requestId = answer.headers['x-request-id'];
     expect((await store.store.records.get(requestId as string))?.state).toBe('completed');
+  });
+
+  // Cancellation on Lambda: the function learns that its client is gone only from its response stream, which
+  // errors and closes (the runtime client destroys it when the runtime API aborts the response). The bundle must
+  // abort the upstream then, before the first byte as mid-stream, and settle before the invocation returns.
+  const cancelledChat = (body: unknown) => ({
+    method: 'POST' as const,
+    path: '/v1/chat/completions',
+    headers: { authorization: `Bearer ${adminKey}`, ...throughCloudFront },
+    body,
+  });
+  const clientGone = () => Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+  async function expectSettledAndReleased(): Promise<void> {
+    expect((await allRecords(store.services)).filter((record) => record.state === 'running')).toEqual([]);
+    expect((await store.services.store.admission.account(adminMemberId))?.leases).toEqual({});
+  }
+
+  it('chat-completions aborts an upstream that has not answered when the response stream errors', async () => {
+    upstream.nextResponse({ type: 'hang' });
+    const index = upstream.requests.length;
+    const stream = new RecordingResponseStream();
+    const invocation = invokeStreaming(
+      handlers.get('chat-completions'),
+      cancelledChat({ model: 'openai/gpt-chat', messages: [{ role: 'user', content: 'wait' }] }),
+      stream,
+    ).catch((error: unknown) => error);
+    await upstream.waitForRequest(index);
+    stream.destroy(clientGone());
+    await invocation;
+    expect((await upstream.waitForClientClose(index)).clientClosedEarly).toBe(true);
+    // Settled by the time the invocation returned, so a frozen environment loses nothing.
+    await expectSettledAndReleased();
+  });
+
+  it('chat-completions aborts a streaming upstream when the response stream errors mid-stream', async () => {
+    const gate = createStreamGate();
+    upstream.nextResponse({ type: 'answer', gate, textChunks: ['one ', 'two ', 'three ', 'four'] });
+    const index = upstream.requests.length;
+    const stream = new RecordingResponseStream();
+    const invocation = invokeStreaming(
+      handlers.get('chat-completions'),
+      cancelledChat({ model: 'openai/gpt-chat', messages: [{ role: 'user', content: 'stream' }], stream: true }),
+      stream,
+    ).catch((error: unknown) => error);
+    gate.release(2);
+    await vi.waitFor(() => expect(stream.chunks.length).toBeGreaterThan(0));
+    stream.destroy(clientGone());
+    await invocation;
+    expect((await upstream.waitForClientClose(index)).clientClosedEarly).toBe(true);
+    await expectSettledAndReleased();
+    const [record] = (await allRecords(store.services)).toSorted((a, b) => b.startedAt.localeCompare(a.startedAt));
+    expect(record).toMatchObject({ state: 'failed', source: 'conservative' });
   });
 
   it('responses answers through the upstream', async () => {
