@@ -9,9 +9,13 @@ import { fileURLToPath } from 'node:url';
 /** Lets bundled CommonJS dependencies call `require` inside the ESM output. */
 const requireShimBanner = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
-/** Packages the bundles replace, with what replaces them (esbuild's `alias`): see infra/lambda-credentials.ts. */
+/**
+ * Packages the bundles replace, with what replaces them (esbuild's `alias`): see infra/lambda-credentials.ts and
+ * infra/lambda-event-streams.ts.
+ */
 export const bundleAliases: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': fileURLToPath(new URL('./lambda-credentials.ts', import.meta.url)),
+  '@smithy/core/event-streams': fileURLToPath(new URL('./lambda-event-streams.ts', import.meta.url)),
 };
 
 export const lambdaBundling = {

@@ -134,6 +134,16 @@ describe('npx cdk synth', () => {
       expect(bundle).toContain('AWS_SECRET_ACCESS_KEY');
     },
   );
+
+  it.each([...functionIds, ...scheduledFunctionIds])(
+    '%s leaves out the SDK event-stream codec, which neither DynamoDB nor Secrets Manager uses',
+    (functionId) => {
+      const bundle = readFileSync(join(bundleOf(functionId), 'index.mjs'), 'utf8');
+      // infra/lambda-event-streams.ts stands in for it; these header names appear only in the codec.
+      expect(bundle).not.toContain(':message-type');
+      expect(bundle).toContain('event-stream codec is not bundled');
+    },
+  );
 });
 
 describe('the built bundles under a stubbed awslambda global', () => {
