@@ -1,3 +1,4 @@
+import { describeStreamCpu } from './measure-stream-cpu.ts';
 import { describeRoundTrips, mb, ms, table } from './report.ts';
 import type { BenchResults, GatewayFigures } from './run-bench.ts';
 import { added, type Spread } from './statistics.ts';
@@ -153,6 +154,11 @@ export function printReport(results: BenchResults, verdicts: readonly TargetVerd
         .map(([command, figures]) => `${command} ${ms(figures.p50)} / ${ms(figures.p99)} (${figures.count})`)
         .join(', ')}`,
     );
+  }
+  if (results.gateway.streamCpu) {
+    out();
+    out('CPU of this gateway per streamed event (function entry to response stream, one event per upstream read):');
+    out(describeStreamCpu(results.gateway.streamCpu));
   }
   const isolated = results.gateway.isolatedLatencyMs;
   if (isolated && direct) {

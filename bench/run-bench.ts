@@ -2,6 +2,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { plan } from './bench-plan.ts';
 import type { BenchChild } from './child-process.ts';
 import { startTypeScriptChild } from './child-process.ts';
 import type { GatewayReady } from './gateway-process.ts';
@@ -9,6 +10,7 @@ import type { Target } from './http-probe.ts';
 import { type BundleFigures, type BundleVariant, measureBundles, measureBundleVariants } from './lambda-bundles.ts';
 import { measureIsolatedLatency } from './measure-isolated.ts';
 import { type LatencyFigures, measureLatency } from './measure-latency.ts';
+import type { StreamCpuScenario } from './measure-stream-cpu.ts';
 import {
   type LargeStreamFigures,
   measureLargeStream,
@@ -29,14 +31,6 @@ import type { RoundTripSplit } from './store-round-trips.ts';
  * the targets are compared and reported, never enforced.
  */
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-
-export const plan = {
-  latency: { warmupRequests: 300, rounds: 5, plainPerRound: 300, streamsPerRound: 40 },
-  throughput: { connections: 32, durationSeconds: 10, warmupSeconds: 3 },
-  countedRequests: 100,
-  isolatedRequests: 300,
-  openStreams: 500,
-};
 
 export interface GatewayFigures {
   latency?: LatencyFigures;
@@ -76,6 +70,8 @@ export interface BenchResults {
     eventLoopDelayMs?: { p50: number; p99: number; max: number };
     settlementsPendingAfterLoad?: number;
     settlementDrainMs?: number;
+    /** CPU of the gateway process per relayed stream event, by kind of stream (measure-stream-cpu.ts). */
+    streamCpu?: StreamCpuScenario[];
   };
   peer: GatewayFigures & { available: boolean; unavailableReason?: string };
   bundles: BundleFigures[];
@@ -107,6 +103,21 @@ const step = (text: string) => process.stdout.write(`• ${text}\n`);
 step('bundling the Lambda functions and timing their init');
 results.bundles = await measureBundles(projectRoot);
 results.bundleVariants = await measureBundleVariants(projectRoot);
+
+step('CPU per streamed event: pass-through streams and a chat → messages stream (stream-cpu.ts)');
+try {
+  const measured = await startTypeScriptChild<StreamCpuScenario[]>({
+    name: 'stream CPU',
+    args: [join(projectRoot, 'bench', 'stream-cpu.ts')],
+    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    logFile: join(logs, 'stream-cpu.log'),
+    timeoutMs: 300_000,
+  });
+  results.gateway.streamCpu = measured.ready;
+  await measured.child.stop();
+} catch (error) {
+  results.gateway.errors.push(`stream CPU: ${error instanceof Error ? error.message : String(error)}`);
+}
 
 step('starting the instant upstream and this gateway (local host, embedded store)');
 const children: BenchChild[] = [];
