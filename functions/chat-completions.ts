@@ -1,10 +1,10 @@
 import { handleInference } from '../shared/pipeline/handle-inference.ts';
-import { openaiChatHandler } from '../shared/pipeline/openai-chat-handler.ts';
+import { openaiChatClientWire } from '../shared/wires/openai-chat/openai-chat-client-wire.ts';
 import { openRequestPathStore } from './request-path-store.ts';
 import { streamingEntry } from './streaming-entry.ts';
 
 /** `POST /v1/chat/completions` (and `/<prefix>/v1/chat/completions`). */
 export const handler = streamingEntry(
-  (services, request, route) => handleInference(services, request, route, openaiChatHandler),
+  (services, request, route) => handleInference(services, request, route, openaiChatClientWire),
   openRequestPathStore,
 );

@@ -1,5 +1,5 @@
-import { geminiHandler } from '../shared/pipeline/gemini-handler.ts';
 import { handleInference } from '../shared/pipeline/handle-inference.ts';
+import { geminiClientWire } from '../shared/wires/gemini/gemini-client-wire.ts';
 import { openRequestPathStore } from './request-path-store.ts';
 import { streamingEntry } from './streaming-entry.ts';
 
@@ -8,6 +8,6 @@ import { streamingEntry } from './streaming-entry.ts';
  * under `/<prefix>/`).
  */
 export const handler = streamingEntry(
-  (services, request, route) => handleInference(services, request, route, geminiHandler),
+  (services, request, route) => handleInference(services, request, route, geminiClientWire),
   openRequestPathStore,
 );

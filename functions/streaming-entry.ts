@@ -8,8 +8,8 @@ import { checkOrigin, originSecretHeader } from '../shared/http/origin-check.ts'
 import { checkRequestEnvelope } from '../shared/http/read-request.ts';
 import { renderError } from '../shared/http/render-error.ts';
 import { matchRoute, type RouteMatch, routesForPath } from '../shared/http/route-table.ts';
-import { errorEnvelopeFor } from '../shared/http/wire.ts';
 import { recordResponse } from '../shared/observability/gateway-telemetry.ts';
+import { errorEnvelopeFor } from '../shared/wires/wire-names.ts';
 import { type OpenStore, servicesFromEnvironment } from './gateway-runtime.ts';
 
 /** What an invocation's context carries beside Lambda's own. */

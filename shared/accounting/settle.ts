@@ -1,8 +1,8 @@
 import { withRetries } from '../async-work/with-retries.ts';
 import type { GatewayServices } from '../config/gateway-services.ts';
 import { recordSettlement } from '../observability/gateway-telemetry.ts';
-import type { UsageReport } from '../providers/usage-report.ts';
 import type { AccountingSource, ClosedRequest, RunningRecord } from '../store/usage-records.ts';
+import type { UsageReport } from '../wires/usage-report.ts';
 
 export interface RequestEnding {
   record: RunningRecord;

@@ -1,6 +1,6 @@
-import { upstreamWires } from '../http/wire.ts';
 import { type MemberRole, memberRoles, policySchema } from '../store/control-items.ts';
 import * as z from '../validation/zod.ts';
+import { upstreamWires } from '../wires/wire-names.ts';
 import { maxLegacyRecordsPerRequest } from './legacy-usage-record.ts';
 
 /** Roles `POST /members` may give: a holder wallet's member is created when its holdings are first set. */

@@ -1,4 +1,4 @@
-import type { ClientWire, UpstreamWire } from '../http/wire.ts';
+import type { ClientWire, UpstreamWire } from '../wires/wire-names.ts';
 
 /**
  * A model the gateway knows by itself (spec §2.2). Connections may declare more models; those carry no limits

@@ -1,8 +1,8 @@
 import { badRequest, notFound } from '../http/gateway-error.ts';
-import type { ClientWire } from '../http/wire.ts';
 import type { ConnectionItem } from '../store/control-items.ts';
+import { translationHops } from '../translation/translation-paths.ts';
+import type { ClientWire } from '../wires/wire-names.ts';
 import { clientWiresServedBy, type KnownModel, modelsOfConnection } from './known-models.ts';
-import { translationHops } from './wire-reach.ts';
 
 export interface UpstreamChoices {
   modelUpstream: string | undefined;

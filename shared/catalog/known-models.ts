@@ -1,5 +1,5 @@
-import type { ClientWire, UpstreamWire } from '../http/wire.ts';
 import type { ConnectionItem } from '../store/control-items.ts';
+import type { ClientWire, UpstreamWire } from '../wires/wire-names.ts';
 import { type CatalogModel, catalogModels } from './catalog-data.ts';
 
 /** A model a request can name: a catalog entry, or a model a connection declares. */

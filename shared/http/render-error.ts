@@ -1,6 +1,6 @@
 import { logger } from '../observability/logger.ts';
+import type { ErrorEnvelope } from '../wires/wire-names.ts';
 import { ClientGoneError, type GatewayError, toGatewayError } from './gateway-error.ts';
-import type { ErrorEnvelope } from './wire.ts';
 
 export interface JsonResponse {
   statusCode: number;

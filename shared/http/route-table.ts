@@ -1,4 +1,4 @@
-import type { ClientWire } from './wire.ts';
+import type { ClientWire } from '../wires/wire-names.ts';
 
 /**
  * The one list of paths. The local server dispatches with it and the CDK stack derives its function URLs and

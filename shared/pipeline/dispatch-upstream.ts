@@ -1,7 +1,7 @@
 import { ClientGoneError, GatewayError } from '../http/gateway-error.ts';
 import { UpstreamAddressRefused, type UpstreamNetwork } from '../net/upstream-address.ts';
 import { requestUpstream } from '../net/upstream-transport.ts';
-import type { UpstreamHttpRequest } from '../providers/provider-wire.ts';
+import type { UpstreamHttpRequest } from '../wires/upstream-wire-format.ts';
 
 export interface UpstreamCall {
   response: Response;

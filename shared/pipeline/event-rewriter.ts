@@ -1,4 +1,4 @@
-import { type EventRewriter, type StreamEvent, serializeEvent } from '../providers/usage-report.ts';
+import { type EventRewriter, type StreamEvent, serializeEvent } from '../wires/usage-report.ts';
 
 export { type EventRewriter, serializeEvent };
 

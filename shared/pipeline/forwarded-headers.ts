@@ -1,5 +1,5 @@
 import { badRequest } from '../http/gateway-error.ts';
-import type { ProviderWire, UpstreamHttpRequest } from '../providers/provider-wire.ts';
+import type { UpstreamHttpRequest, UpstreamWireFormat } from '../wires/upstream-wire-format.ts';
 
 /** A comma-separated list of feature names, as the SDKs send them (`name-2025-01-01,other-name`). */
 const featureList = /^[A-Za-z0-9._-]+(?:\s*,\s*[A-Za-z0-9._-]+)*$/;
@@ -11,13 +11,13 @@ const longestValue = 1024;
  * name features of its own format. A malformed value is a 400, never silently dropped or passed on.
  */
 export function forwardedHeaders(
-  providerWire: ProviderWire,
+  upstreamWire: UpstreamWireFormat,
   native: boolean,
   headers: Readonly<Record<string, string | undefined>>,
 ): Record<string, string> {
   const forwarded: Record<string, string> = {};
   if (!native) return forwarded;
-  for (const name of providerWire.forwardedClientHeaders) {
+  for (const name of upstreamWire.forwardedClientHeaders) {
     const value = headers[name]?.trim();
     if (!value) continue;
     if (value.length > longestValue || !featureList.test(value)) {

@@ -4,7 +4,6 @@ import { outputAllowance } from '../accounting/output-allowance.ts';
 import { assertSelfContainedText } from '../accounting/self-contained-text.ts';
 import { settle } from '../accounting/settle.ts';
 import { assertFitsContextWindow } from '../catalog/context-window.ts';
-import { translationHops } from '../catalog/wire-reach.ts';
 import { deadlineIn, startStopwatch } from '../clock/monotonic-deadline.ts';
 import { type GatewayServices, trackBackground } from '../config/gateway-services.ts';
 import { GatewayError } from '../http/gateway-error.ts';
@@ -13,17 +12,18 @@ import { renderFailure } from '../http/render-error.ts';
 import type { RouteMatch } from '../http/route-table.ts';
 import { upstreamNetworkFor } from '../net/upstream-address.ts';
 import { logger } from '../observability/logger.ts';
-import { parseJson } from '../providers/parse-json.ts';
-import { providerWireFor } from '../providers/provider-wires.ts';
-import type { UsageReport } from '../providers/usage-report.ts';
 import { newId } from '../store/ids.ts';
 import type { RunningRecord } from '../store/usage-records.ts';
-import type { ClientWireHandler } from './client-wire-handler.ts';
+import { translationHops } from '../translation/translation-paths.ts';
+import { translateRequest } from '../translation/wire-translation.ts';
+import type { ClientWireFormat } from '../wires/client-wire-format.ts';
+import { parseJson } from '../wires/parse-json.ts';
+import { upstreamWireFor } from '../wires/upstream-wires.ts';
+import type { UsageReport } from '../wires/usage-report.ts';
 import { dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
 import { forwardedHeaders, withForwardedHeaders } from './forwarded-headers.ts';
 import { relayEventStream } from './relay-event-stream.ts';
 import { readAndRoute } from './route-request.ts';
-import { translateRequest } from './wire-translation.ts';
 
 /**
  * The request pipeline of every inference wire: read, authenticate, validate, route and authorize, reserve and
@@ -33,12 +33,12 @@ export async function handleInference(
   services: GatewayServices,
   request: GatewayRequest,
   route: RouteMatch,
-  wireHandler: ClientWireHandler,
+  clientWire: ClientWireFormat,
 ): Promise<GatewayResponse> {
   try {
-    return await runPipeline(services, request, route, wireHandler);
+    return await runPipeline(services, request, route, clientWire);
   } catch (error) {
-    return renderFailure(error, wireHandler.envelope, { operation: 'request', requestId: request.requestId });
+    return renderFailure(error, clientWire.envelope, { operation: 'request', requestId: request.requestId });
   }
 }
 
@@ -46,16 +46,16 @@ async function runPipeline(
   services: GatewayServices,
   request: GatewayRequest,
   route: RouteMatch,
-  wireHandler: ClientWireHandler,
+  clientWire: ClientWireFormat,
 ): Promise<GatewayResponse> {
   const { config } = services;
-  const { principal, body, address, routed } = await readAndRoute(services, request, route, wireHandler, {
+  const { principal, body, address, routed } = await readAndRoute(services, request, route, clientWire, {
     admittedAfter: true,
   });
   if (principal.member.policy.dailyTokens !== undefined) assertSelfContainedText(body);
   const { model, connection } = routed;
-  const stream = wireHandler.isStream(body, address);
-  const requestedOutput = wireHandler.requestedOutput(body);
+  const stream = clientWire.isStream(body, address);
+  const requestedOutput = clientWire.requestedOutput(body);
   const inputEstimate = estimateInputTokens(body);
   const allowance = outputAllowance({
     requested: requestedOutput,
@@ -69,8 +69,8 @@ async function runPipeline(
   const translation = translateRequest(
     body,
     {
-      hops: translationHops(wireHandler.wire, connection.wire) ?? [],
-      clientWire: wireHandler.wire,
+      hops: translationHops(clientWire.wire, connection.wire) ?? [],
+      clientWire: clientWire.wire,
       catalog: model.catalog,
     },
     {
@@ -81,8 +81,8 @@ async function runPipeline(
       createdAt: now,
     },
   );
-  const providerWire = providerWireFor(connection.wire);
-  const forwarded = forwardedHeaders(providerWire, wireHandler.wire === connection.wire, request.headers);
+  const upstreamWire = upstreamWireFor(connection.wire);
+  const forwarded = forwardedHeaders(upstreamWire, clientWire.wire === connection.wire, request.headers);
   const credential = await services.secrets.read(connection.secretName);
 
   const admission = await admit(services, {
@@ -99,7 +99,7 @@ async function runPipeline(
     model: model.publicId,
     connectionId: connection.id,
     upstream: routed.upstream,
-    wire: wireHandler.wire,
+    wire: clientWire.wire,
     stream,
     startedAt: admission.admittedAt.toISOString(),
     day: admission.day,
@@ -135,7 +135,7 @@ async function runPipeline(
   const timeLeft = () => Math.max(1, Math.min(config.upstreamTimeoutMs, deadline.remainingMs()));
   // The upstream could not be reached, timed out, or the client left: the answer and the record agree on it.
   const upstreamFailed = (error: unknown): GatewayResponse => {
-    const answer = renderFailure(error, wireHandler.envelope, { operation: 'upstream call', requestId });
+    const answer = renderFailure(error, clientWire.envelope, { operation: 'upstream call', requestId });
     return {
       ...answer,
       headers: { ...answer.headers, ...responseHeaders },
@@ -147,7 +147,7 @@ async function runPipeline(
   try {
     call = await dispatchUpstream(
       withForwardedHeaders(
-        providerWire.buildUpstreamRequest({
+        upstreamWire.buildUpstreamRequest({
           target: { baseUrl: connection.baseUrl, credential },
           body: translation.upstreamBody,
           upstreamModel: model.upstreamModel,
@@ -171,10 +171,10 @@ async function runPipeline(
   if (stream && upstreamStatus < 400 && contentType.includes('text/event-stream') && call.response.body) {
     const relay = relayEventStream({
       upstream: call.response.body,
-      usageReader: providerWire.createStreamUsageReader(),
-      rewriter: translation.streamRewriter() ?? wireHandler.streamRewriter(body),
+      usageReader: upstreamWire.createStreamUsageReader(),
+      rewriter: translation.streamRewriter() ?? clientWire.streamRewriter(body),
       errorEvent: (reason) =>
-        wireHandler.streamErrorEvent(
+        clientWire.streamErrorEvent(
           reason === 'timeout'
             ? new GatewayError(504, 'upstream_timeout', 'The upstream stopped sending before the answer was complete.')
             : new GatewayError(502, 'upstream_interrupted', 'The upstream stream was interrupted.'),
@@ -204,7 +204,7 @@ async function runPipeline(
   } catch (error) {
     return upstreamFailed(error);
   }
-  const usage = upstreamStatus < 400 ? providerWire.usageFromBody(parseJson(text)) : undefined;
+  const usage = upstreamStatus < 400 ? upstreamWire.usageFromBody(parseJson(text)) : undefined;
   return {
     statusCode: upstreamStatus,
     headers: { ...responseHeaders, 'content-type': contentType },

@@ -4,8 +4,8 @@ import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts
 import { renderFailure } from '../http/render-error.ts';
 import type { RouteMatch } from '../http/route-table.ts';
 import { upstreamNetworkFor } from '../net/upstream-address.ts';
-import { providerWireFor } from '../providers/provider-wires.ts';
-import type { ClientRequestReader } from './client-wire-handler.ts';
+import type { ClientRequestReader } from '../wires/client-wire-format.ts';
+import { upstreamWireFor } from '../wires/upstream-wires.ts';
 import { dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
 import { forwardedHeaders, withForwardedHeaders } from './forwarded-headers.ts';
 import { readAndRoute } from './route-request.ts';
@@ -42,14 +42,14 @@ async function countTokens(
     },
   );
   const { model, connection } = routed;
-  const providerWire = providerWireFor(connection.wire);
+  const upstreamWire = upstreamWireFor(connection.wire);
   // Counting is always native: only messages-format connections count.
-  const forwarded = forwardedHeaders(providerWire, true, request.headers);
+  const forwarded = forwardedHeaders(upstreamWire, true, request.headers);
   const credential = await services.secrets.read(connection.secretName);
 
   const call = await dispatchUpstream(
     withForwardedHeaders(
-      providerWire.buildUpstreamRequest({
+      upstreamWire.buildUpstreamRequest({
         target: { baseUrl: connection.baseUrl, credential },
         body,
         upstreamModel: model.upstreamModel,

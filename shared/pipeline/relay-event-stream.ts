@@ -1,6 +1,6 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { Deadline } from '../clock/monotonic-deadline.ts';
-import type { StreamUsageReader, UsageReport } from '../providers/usage-report.ts';
+import type { StreamUsageReader, UsageReport } from '../wires/usage-report.ts';
 import { upstreamTimeoutReason } from './dispatch-upstream.ts';
 import type { EventRewriter } from './event-rewriter.ts';
 import { isUpstreamErrorEvent } from './upstream-error-event.ts';

@@ -9,9 +9,9 @@ import type { GatewayServices } from '../config/gateway-services.ts';
 import type { GatewayRequest } from '../http/gateway-request.ts';
 import { checkRequestEnvelope, readJsonObject } from '../http/read-request.ts';
 import type { RouteMatch } from '../http/route-table.ts';
-import type { ClientWire } from '../http/wire.ts';
 import type { ConnectionItem } from '../store/control-items.ts';
-import type { ClientRequestReader, RequestAddress } from './client-wire-handler.ts';
+import type { ClientRequestReader, RequestAddress } from '../wires/client-wire-format.ts';
+import type { ClientWire } from '../wires/wire-names.ts';
 
 export interface RoutedRequest {
   model: KnownModel;

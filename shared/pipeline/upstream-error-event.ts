@@ -1,5 +1,5 @@
-import { isRecord, parseJson } from '../providers/parse-json.ts';
-import type { StreamEvent } from '../providers/usage-report.ts';
+import { isRecord, parseJson } from '../wires/parse-json.ts';
+import type { StreamEvent } from '../wires/usage-report.ts';
 
 /**
  * Whether an upstream event says that the stream failed. A stream that ends this way reached the end of its

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { deadlineIn } from '../../shared/clock/monotonic-deadline.ts';
 import { relayEventStream } from '../../shared/pipeline/relay-event-stream.ts';
 import { isUpstreamErrorEvent } from '../../shared/pipeline/upstream-error-event.ts';
-import { providerWireFor } from '../../shared/providers/provider-wires.ts';
+import { upstreamWireFor } from '../../shared/wires/upstream-wires.ts';
 
 function streamOf(frames: readonly string[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -17,7 +17,7 @@ function streamOf(frames: readonly string[]): ReadableStream<Uint8Array> {
 async function relay(frames: readonly string[]) {
   const relayed = relayEventStream({
     upstream: streamOf(frames),
-    usageReader: providerWireFor('anthropic-messages').createStreamUsageReader(),
+    usageReader: upstreamWireFor('anthropic-messages').createStreamUsageReader(),
     errorEvent: () => 'event: error\ndata: {}\n\n',
     idleTimeoutMs: 1_000,
     deadline: deadlineIn(60_000),

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { RouteDefinition } from '../../../shared/http/route-table.ts';
-import type { ClientWire } from '../../../shared/http/wire.ts';
+import type { ClientWire } from '../../../shared/wires/wire-names.ts';
 import type { AdminClient } from '../../support/test-gateway.ts';
 
 type JsonObject = Record<string, unknown>;

@@ -1,0 +1,66 @@
+import { isRecord } from '../parse-json.ts';
+import { joinUrl, type UpstreamWireFormat, type WireOperation } from '../upstream-wire-format.ts';
+import { createGeminiStreamUsageReader, geminiUsageFromBody } from './gemini-usage.ts';
+
+/**
+ * The model is a path segment, `models/{model}`. A name that already carries the `models/` prefix (the form the
+ * vendor itself returns from its model list) is accepted without doubling it; the rest is encoded so a name can
+ * never add a path segment or a query.
+ */
+function modelPath(baseUrl: string, upstreamModel: string): string {
+  const name = upstreamModel.startsWith('models/') ? upstreamModel.slice('models/'.length) : upstreamModel;
+  return joinUrl(baseUrl, `/models/${encodeURIComponent(name)}`);
+}
+
+/** `alt=sse` is what makes the stream server-sent events; without it the vendor streams one long JSON array. */
+export function buildGeminiGenerateContentUrl(baseUrl: string, upstreamModel: string, stream: boolean): string {
+  const path = modelPath(baseUrl, upstreamModel);
+  return stream ? `${path}:streamGenerateContent?alt=sse` : `${path}:generateContent`;
+}
+
+export function buildGeminiCountTokensUrl(baseUrl: string, upstreamModel: string): string {
+  return `${modelPath(baseUrl, upstreamModel)}:countTokens`;
+}
+
+function geminiUrl(baseUrl: string, upstreamModel: string, stream: boolean, operation: WireOperation): string {
+  switch (operation) {
+    case 'generate':
+      return buildGeminiGenerateContentUrl(baseUrl, upstreamModel, stream);
+    case 'count-tokens':
+      return buildGeminiCountTokensUrl(baseUrl, upstreamModel);
+    default: {
+      const unknownOperation: never = operation;
+      throw new Error(`no generate-content URL for operation ${String(unknownOperation)}`);
+    }
+  }
+}
+
+/**
+ * A token count that carries generation settings wraps them in `generateContentRequest`, which must name its model
+ * (`models/{model}`) in the body; the client named its own model there, so it is rewritten like the path.
+ */
+function rewriteNestedModel(body: Record<string, unknown>, upstreamModel: string): void {
+  const nested = body.generateContentRequest;
+  if (!isRecord(nested) || !('model' in nested)) return;
+  const name = upstreamModel.startsWith('models/') ? upstreamModel : `models/${upstreamModel}`;
+  body.generateContentRequest = { ...nested, model: name };
+}
+
+/** The generate-content vendor API and engines compatible with it. */
+export const geminiUpstreamWire: UpstreamWireFormat = {
+  wire: 'gemini',
+  forwardedClientHeaders: [],
+  buildUpstreamRequest({ target, body, upstreamModel, stream, operation }) {
+    // The model travels in the path; a `model` in the body would name the client's model, not the upstream's.
+    const { model: _clientModel, ...upstreamBody } = body;
+    if (operation === 'count-tokens') rewriteNestedModel(upstreamBody, upstreamModel);
+    return {
+      url: geminiUrl(target.baseUrl, upstreamModel, stream, operation),
+      // Only the provider credential goes upstream, in a header: never `?key=`, which ends up in access logs.
+      headers: { 'content-type': 'application/json', 'x-goog-api-key': target.credential },
+      body: JSON.stringify(upstreamBody),
+    };
+  },
+  usageFromBody: geminiUsageFromBody,
+  createStreamUsageReader: createGeminiStreamUsageReader,
+};

@@ -1,0 +1,24 @@
+import { isRecord } from '../parse-json.ts';
+import { joinUrl, type UpstreamWireFormat } from '../upstream-wire-format.ts';
+import { chatUsageFromBody, createChatStreamUsageReader } from './openai-chat-usage.ts';
+
+/** OpenAI-compatible Chat Completions upstreams (plain, GLM-type, DeepSeek-type). */
+export const openaiChatUpstreamWire: UpstreamWireFormat = {
+  wire: 'openai-chat',
+  forwardedClientHeaders: [],
+  buildUpstreamRequest({ target, body, upstreamModel, stream }) {
+    const upstreamBody: Record<string, unknown> = { ...body, model: upstreamModel };
+    if (stream) {
+      // Ask for usage even when the client did not, so the charge can be measured; the relay drops that chunk.
+      const options = isRecord(body.stream_options) ? body.stream_options : {};
+      upstreamBody.stream_options = { ...options, include_usage: true };
+    }
+    return {
+      url: joinUrl(target.baseUrl, '/chat/completions'),
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${target.credential}` },
+      body: JSON.stringify(upstreamBody),
+    };
+  },
+  usageFromBody: chatUsageFromBody,
+  createStreamUsageReader: createChatStreamUsageReader,
+};

@@ -1,0 +1,31 @@
+import { badRequest } from '../../http/gateway-error.ts';
+import { joinUrl, type UpstreamWireFormat } from '../upstream-wire-format.ts';
+import { createOpenaiResponsesStreamUsageReader, openaiResponsesUsageFromBody } from './openai-responses-usage.ts';
+
+/** The OpenAI Responses API and engines compatible with it. */
+export const openaiResponsesUpstreamWire: UpstreamWireFormat = {
+  wire: 'openai-responses',
+  forwardedClientHeaders: [],
+  buildUpstreamRequest({ target, body, upstreamModel, stream, operation }) {
+    switch (operation) {
+      case 'generate':
+        break;
+      case 'count-tokens':
+        // Routing only sends token counts to messages-format and generate-content upstreams; reaching here is a
+        // routing gap, refused rather than sent as a billed generation.
+        throw badRequest('unsupported_operation', 'This upstream does not count tokens.');
+      default: {
+        const unknownOperation: never = operation;
+        throw new Error(`no responses request for operation ${String(unknownOperation)}`);
+      }
+    }
+    return {
+      url: joinUrl(target.baseUrl, '/responses'),
+      // Only the provider credential goes upstream; the client's own headers never reach this function.
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${target.credential}` },
+      body: JSON.stringify({ ...body, model: upstreamModel, stream }),
+    };
+  },
+  usageFromBody: openaiResponsesUsageFromBody,
+  createStreamUsageReader: createOpenaiResponsesStreamUsageReader,
+};

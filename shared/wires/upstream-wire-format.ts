@@ -1,0 +1,52 @@
+import type { StreamUsageReader, UsageReport } from './usage-report.ts';
+import type { UpstreamWire } from './wire-names.ts';
+
+/** `path` (with its leading slash) under a connection's base URL, whatever trailing slashes the base URL has. */
+export function joinUrl(baseUrl: string, path: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}${path}`;
+}
+
+/** What a wire needs to know of a connection to call it. */
+export interface UpstreamTarget {
+  /** The connection's base URL, e.g. `https://api.example.com/v1`. */
+  baseUrl: string;
+  /** The provider credential, read from the secret store; it never leaves the gateway except to this upstream. */
+  credential: string;
+}
+
+export interface UpstreamHttpRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The operations a client can ask of a wire. */
+export type WireOperation = 'generate' | 'count-tokens';
+
+export interface BuildUpstreamRequestInput {
+  target: UpstreamTarget;
+  /** The client's body, already validated; unknown fields are kept so they reach the provider untouched. */
+  body: Record<string, unknown>;
+  /** The model name the upstream knows. */
+  upstreamModel: string;
+  stream: boolean;
+  operation: WireOperation;
+}
+
+/**
+ * One upstream wire format: how to address it, how it authenticates, and where its usage is. Wires know
+ * formats, not storage: nothing here reads or writes the store.
+ */
+export interface UpstreamWireFormat {
+  readonly wire: UpstreamWire;
+  /**
+   * Client headers (lower-case names) that reach this upstream when the client speaks this same format, such as
+   * the feature flags its SDK sends. Each is a comma-separated list of names; nothing else of the client's
+   * headers ever goes upstream.
+   */
+  readonly forwardedClientHeaders: readonly string[];
+  buildUpstreamRequest(input: BuildUpstreamRequestInput): UpstreamHttpRequest;
+  /** Usage in a whole (non-streamed) response body; `undefined` when absent. */
+  usageFromBody(body: unknown): UsageReport | undefined;
+  createStreamUsageReader(): StreamUsageReader;
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import {
+  minimumThinkingBudgetTokens,
+  thinkingBudgetTokens,
+  thinkingOffSwitch,
+} from '../../../shared/translation/chat-to-messages/thinking-controls.ts';
+import { expectGatewayError } from './translate-fixture.ts';
+
+describe('thinkingBudgetTokens', () => {
+  it('gives half of max_tokens, at least the vendor minimum when max_tokens is above it', () => {
+    expect(thinkingBudgetTokens(32_000)).toBe(16_000);
+    expect(thinkingBudgetTokens(2048)).toBe(1024);
+    expect(thinkingBudgetTokens(1025)).toBe(minimumThinkingBudgetTokens);
+    expect(thinkingBudgetTokens(1024)).toBe(512);
+    expect(thinkingBudgetTokens(2)).toBe(1);
+  });
+
+  it('stays below max_tokens for every size', () => {
+    for (const maxTokens of [2, 3, 100, 1023, 1024, 1025, 1026, 2047, 2049, 262_144]) {
+      const budget = thinkingBudgetTokens(maxTokens);
+      expect(budget).toBeGreaterThanOrEqual(1);
+      expect(budget).toBeLessThan(maxTokens);
+    }
+  });
+
+  it('refuses a max_tokens too small to hold any budget below it', () => {
+    expectGatewayError(() => thinkingBudgetTokens(1), 400, 'max_tokens_too_small');
+  });
+});
+
+describe('thinkingOffSwitch', () => {
+  it('names nothing for requests that leave thinking on', () => {
+    expect(thinkingOffSwitch({})).toBeUndefined();
+    expect(thinkingOffSwitch({ thinking: { type: 'enabled' }, reasoning_effort: 'low' })).toBeUndefined();
+    expect(thinkingOffSwitch({ enable_thinking: true, chat_template_kwargs: { thinking: true } })).toBeUndefined();
+  });
+
+  it('names the field that switches thinking off', () => {
+    expect(thinkingOffSwitch({ thinking: { type: 'disabled' } })).toBe('thinking.type: "disabled"');
+    expect(thinkingOffSwitch({ reasoning_effort: 'none' })).toBe('reasoning_effort: "none"');
+  });
+});

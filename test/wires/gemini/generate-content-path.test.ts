@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../../shared/http/gateway-error.ts';
+import { parseGenerateContentPath } from '../../../shared/wires/gemini/generate-content-path.ts';
+
+const parse = (innerPath: string) => parseGenerateContentPath({ innerPath, query: new URLSearchParams() });
+
+function refusalOf(innerPath: string): { status: number; code: string } {
+  try {
+    parse(innerPath);
+  } catch (error) {
+    if (error instanceof GatewayError) return { status: error.status, code: error.code };
+    throw error;
+  }
+  throw new Error(`${innerPath} was accepted`);
+}
+
+describe('the generate-content path', () => {
+  it('reads a provider/model id whose slash is raw or percent-encoded', () => {
+    const expected = { model: 'google/gemini-test', method: 'generateContent' };
+    expect(parse('/v1beta/models/google/gemini-test:generateContent')).toEqual(expected);
+    expect(parse('/v1beta/models/google%2Fgemini-test:generateContent')).toEqual(expected);
+    expect(parse('/v1beta/models/google%2fgemini-test:generateContent')).toEqual(expected);
+  });
+
+  it('takes the method after the last colon, so model names may hold colons', () => {
+    expect(parse('/v1beta/models/ollama/llama3:8b:streamGenerateContent')).toEqual({
+      model: 'ollama/llama3:8b',
+      method: 'streamGenerateContent',
+    });
+    expect(parse('/v1beta/models/lb/gemini-test%3Aexp:generateContent')).toEqual({
+      model: 'lb/gemini-test:exp',
+      method: 'generateContent',
+    });
+  });
+
+  it('answers 404 for a method the gateway does not serve and 400 for a path without a model', () => {
+    expect(refusalOf('/v1beta/models/google/gemini-test:countTokens')).toEqual({ status: 404, code: 'unknown_route' });
+    expect(refusalOf('/v1beta/models/google/gemini-test')).toEqual({ status: 404, code: 'unknown_route' });
+    expect(refusalOf('/v1beta/models/:generateContent')).toEqual({ status: 400, code: 'invalid_model_path' });
+    expect(refusalOf('/v1beta/models/google%2:generateContent')).toEqual({ status: 400, code: 'invalid_model_path' });
+  });
+});
