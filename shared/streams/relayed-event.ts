@@ -1,0 +1,10 @@
+/** One upstream event as the relay hands it on: read once into its wire's typed event, with its own bytes. */
+export interface RelayedEvent<Event> {
+  /** Undefined for an event its wire does not read (comments, event types added later). */
+  readonly event: Event | undefined;
+  /** The event exactly as the upstream sent it, closing blank line included. */
+  readonly bytes: Uint8Array;
+}
+
+/** What the relay writes to the client: an upstream event's own bytes, or text the gateway wrote in its wire. */
+export type ClientChunk = Uint8Array | string;
