@@ -1,6 +1,6 @@
 import { badRequest, notFound } from '../http/gateway-error.ts';
 import type { ConnectionItem } from '../store/control-items.ts';
-import { translationHops } from '../translation/translation-paths.ts';
+import { translationPath } from '../translation/translation-paths.ts';
 import type { ClientWire } from '../wires/wire-names.ts';
 import { clientWiresServedBy, type KnownModel, modelsOfConnection } from './known-models.ts';
 
@@ -62,7 +62,7 @@ export class ConnectionRotation {
     const candidates =
       native.length > 0 || !model.catalog
         ? native
-        : onUpstream.filter((connection) => translationHops(wire, connection.wire) !== undefined);
+        : onUpstream.filter((connection) => translationPath(wire, connection.wire) !== undefined);
     if (candidates.length === 0) {
       throw badRequest('unsupported_wire', `No connection for "${model.publicId}" speaks this request format.`);
     }

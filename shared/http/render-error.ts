@@ -1,4 +1,7 @@
 import { logger } from '../observability/logger.ts';
+import { anthropicErrorBody } from '../wires/anthropic-messages/anthropic-messages-error.ts';
+import { geminiErrorBody } from '../wires/gemini/gemini-error.ts';
+import { openaiErrorBody } from '../wires/openai-chat/openai-chat-error.ts';
 import type { ErrorEnvelope } from '../wires/wire-names.ts';
 import { ClientGoneError, type GatewayError, toGatewayError } from './gateway-error.ts';
 
@@ -20,33 +23,20 @@ export function renderError(error: GatewayError, envelope: ErrorEnvelope): JsonR
   };
 }
 
+/** Each envelope is described by its wire, in `shared/wires/<wire>/`. */
 function errorBody(error: GatewayError, envelope: ErrorEnvelope): unknown {
   switch (envelope) {
     case 'openai':
-      return { error: { message: error.message, type: error.type, code: error.code, param: null } };
+      return openaiErrorBody(error);
     case 'anthropic':
-      return { type: 'error', error: { type: error.type, message: error.message, code: error.code } };
+      return anthropicErrorBody(error);
     case 'gemini':
-      return {
-        error: { code: error.status, message: error.message, status: geminiStatus(error.status), reason: error.code },
-      };
+      return geminiErrorBody(error);
     default: {
       const unknownEnvelope: never = envelope;
       throw new Error(`unknown envelope ${String(unknownEnvelope)}`);
     }
   }
-}
-
-/** google.rpc.Code names, as generate-content clients expect them. */
-function geminiStatus(status: number): string {
-  if (status === 400 || status === 413) return 'INVALID_ARGUMENT';
-  if (status === 401) return 'UNAUTHENTICATED';
-  if (status === 403) return 'PERMISSION_DENIED';
-  if (status === 404) return 'NOT_FOUND';
-  if (status === 429) return 'RESOURCE_EXHAUSTED';
-  if (status === 504) return 'DEADLINE_EXCEEDED';
-  if (status === 502 || status === 503) return 'UNAVAILABLE';
-  return 'INTERNAL';
 }
 
 /**

@@ -11,7 +11,7 @@ const longestValue = 1024;
  * name features of its own format. A malformed value is a 400, never silently dropped or passed on.
  */
 export function forwardedHeaders(
-  upstreamWire: UpstreamWireFormat,
+  upstreamWire: Pick<UpstreamWireFormat<unknown, unknown>, 'forwardedClientHeaders'>,
   native: boolean,
   headers: Readonly<Record<string, string | undefined>>,
 ): Record<string, string> {

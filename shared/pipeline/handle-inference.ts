@@ -14,9 +14,8 @@ import { upstreamNetworkFor } from '../net/upstream-address.ts';
 import { logger } from '../observability/logger.ts';
 import { newId } from '../store/ids.ts';
 import type { RunningRecord } from '../store/usage-records.ts';
-import { translationHops } from '../translation/translation-paths.ts';
 import { translateRequest } from '../translation/wire-translation.ts';
-import type { ClientWireFormat } from '../wires/client-wire-format.ts';
+import type { ClientWireFormat, WireRequest } from '../wires/client-wire-format.ts';
 import { parseJson } from '../wires/parse-json.ts';
 import { upstreamWireFor } from '../wires/upstream-wires.ts';
 import type { UsageReport } from '../wires/usage-report.ts';
@@ -29,11 +28,11 @@ import { readAndRoute } from './route-request.ts';
  * The request pipeline of every inference wire: read, authenticate, validate, route and authorize, reserve and
  * admit, dispatch, relay, settle. Never throws: refusals are rendered in the wire's error envelope.
  */
-export async function handleInference(
+export async function handleInference<Request extends WireRequest, ClientEvent, UpstreamEvent>(
   services: GatewayServices,
   request: GatewayRequest,
   route: RouteMatch,
-  clientWire: ClientWireFormat,
+  clientWire: ClientWireFormat<Request, ClientEvent, UpstreamEvent>,
 ): Promise<GatewayResponse> {
   try {
     return await runPipeline(services, request, route, clientWire);
@@ -42,21 +41,21 @@ export async function handleInference(
   }
 }
 
-async function runPipeline(
+async function runPipeline<Request extends WireRequest, ClientEvent, UpstreamEvent>(
   services: GatewayServices,
   request: GatewayRequest,
   route: RouteMatch,
-  clientWire: ClientWireFormat,
+  clientWire: ClientWireFormat<Request, ClientEvent, UpstreamEvent>,
 ): Promise<GatewayResponse> {
   const { config } = services;
-  const { principal, body, address, routed } = await readAndRoute(services, request, route, clientWire, {
+  const { principal, clientRequest, address, routed } = await readAndRoute(services, request, route, clientWire, {
     admittedAfter: true,
   });
-  if (principal.member.policy.dailyTokens !== undefined) assertSelfContainedText(body);
+  if (principal.member.policy.dailyTokens !== undefined) assertSelfContainedText(clientRequest);
   const { model, connection } = routed;
-  const stream = clientWire.isStream(body, address);
-  const requestedOutput = clientWire.requestedOutput(body);
-  const inputEstimate = estimateInputTokens(body);
+  const stream = clientWire.isStream(clientRequest, address);
+  const requestedOutput = clientWire.requestedOutput(clientRequest);
+  const inputEstimate = estimateInputTokens(clientRequest);
   const allowance = outputAllowance({
     requested: requestedOutput,
     modelMaxOutput: model.catalog?.maxOutput ?? null,
@@ -66,13 +65,10 @@ async function runPipeline(
   assertFitsContextWindow(model.catalog, inputEstimate, requestedOutput);
   const requestId = newId('req');
   const now = services.now();
+  const upstreamWire = upstreamWireFor(connection.wire);
   const translation = translateRequest(
-    body,
-    {
-      hops: translationHops(clientWire.wire, connection.wire) ?? [],
-      clientWire: clientWire.wire,
-      catalog: model.catalog,
-    },
+    clientRequest,
+    { clientWire, upstreamWire, catalog: model.catalog },
     {
       requestId,
       publicModel: model.publicId,
@@ -81,7 +77,6 @@ async function runPipeline(
       createdAt: now,
     },
   );
-  const upstreamWire = upstreamWireFor(connection.wire);
   const forwarded = forwardedHeaders(upstreamWire, clientWire.wire === connection.wire, request.headers);
   const credential = await services.secrets.read(connection.secretName);
 
@@ -149,7 +144,7 @@ async function runPipeline(
       withForwardedHeaders(
         upstreamWire.buildUpstreamRequest({
           target: { baseUrl: connection.baseUrl, credential },
-          body: translation.upstreamBody,
+          body: translation.upstreamRequest,
           upstreamModel: model.upstreamModel,
           stream,
           operation: 'generate',
@@ -171,10 +166,10 @@ async function runPipeline(
   if (stream && upstreamStatus < 400 && contentType.includes('text/event-stream') && call.response.body) {
     const relay = relayEventStream({
       upstream: call.response.body,
-      usageReader: upstreamWire.createStreamUsageReader(),
-      rewriter: translation.streamRewriter() ?? clientWire.streamRewriter(body),
-      errorEvent: (reason) =>
-        clientWire.streamErrorEvent(
+      upstreamWire,
+      toClient: translation.streamToClient(),
+      failureEvent: (reason) =>
+        translation.streamFailure(
           reason === 'timeout'
             ? new GatewayError(504, 'upstream_timeout', 'The upstream stopped sending before the answer was complete.')
             : new GatewayError(502, 'upstream_interrupted', 'The upstream stream was interrupted.'),
@@ -183,7 +178,10 @@ async function runPipeline(
       deadline,
       abortUpstream: call.abort,
     });
-    const afterResponse = relay.ended.then(({ completed, usage }) => finish(upstreamStatus, completed, usage));
+    const afterResponse = relay.ended.then(({ completed, usage, fault }) => {
+      if (fault !== undefined) logger.error('stream relay failed', { requestId, error: fault });
+      return finish(upstreamStatus, completed, usage);
+    });
     return {
       statusCode: upstreamStatus,
       headers: {
@@ -204,11 +202,26 @@ async function runPipeline(
   } catch (error) {
     return upstreamFailed(error);
   }
-  const usage = upstreamStatus < 400 ? upstreamWire.usageFromBody(parseJson(text)) : undefined;
+  if (upstreamStatus >= 400) {
+    return {
+      statusCode: upstreamStatus,
+      headers: { ...responseHeaders, 'content-type': contentType },
+      body: translation.errorBody(text),
+      afterResponse: finish(upstreamStatus, true, undefined),
+    };
+  }
+  // The answer's JSON is parsed once: its usage is read from it, and a translation converts it.
+  const answer = parseJson(text);
+  let body: string;
+  try {
+    body = translation.answerBody(text, answer);
+  } catch (error) {
+    return upstreamFailed(error);
+  }
   return {
     statusCode: upstreamStatus,
     headers: { ...responseHeaders, 'content-type': contentType },
-    body: upstreamStatus < 400 ? translation.response(text) : translation.error(text),
-    afterResponse: finish(upstreamStatus, true, usage),
+    body,
+    afterResponse: finish(upstreamStatus, true, upstreamWire.usageOfAnswer(answer)),
   };
 }

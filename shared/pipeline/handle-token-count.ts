@@ -4,7 +4,7 @@ import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts
 import { renderFailure } from '../http/render-error.ts';
 import type { RouteMatch } from '../http/route-table.ts';
 import { upstreamNetworkFor } from '../net/upstream-address.ts';
-import type { ClientRequestReader } from '../wires/client-wire-format.ts';
+import type { ClientRequestReader, WireRequest } from '../wires/client-wire-format.ts';
 import { upstreamWireFor } from '../wires/upstream-wires.ts';
 import { dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
 import { forwardedHeaders, withForwardedHeaders } from './forwarded-headers.ts';
@@ -16,11 +16,11 @@ import { readAndRoute } from './route-request.ts';
  * costs no tokens, so nothing is reserved, admitted or recorded: it does not count against the token allowance,
  * RPM or concurrency, and it leaves no usage record. Never throws: refusals are rendered in the wire's envelope.
  */
-export async function handleTokenCount(
+export async function handleTokenCount<Request extends WireRequest>(
   services: GatewayServices,
   request: GatewayRequest,
   route: RouteMatch,
-  reader: ClientRequestReader,
+  reader: ClientRequestReader<Request>,
 ): Promise<GatewayResponse> {
   try {
     return await countTokens(services, request, route, reader);
@@ -29,18 +29,18 @@ export async function handleTokenCount(
   }
 }
 
-async function countTokens(
+async function countTokens<Request extends WireRequest>(
   services: GatewayServices,
   request: GatewayRequest,
   route: RouteMatch,
-  reader: ClientRequestReader,
+  reader: ClientRequestReader<Request>,
 ): Promise<GatewayResponse> {
   const { config } = services;
-  const { body, routed } = await readAndRoute(services, request, route, reader, { admittedAfter: false }).catch(
-    (error: unknown) => {
-      throw uncountable(error);
-    },
-  );
+  const { clientRequest, routed } = await readAndRoute(services, request, route, reader, {
+    admittedAfter: false,
+  }).catch((error: unknown) => {
+    throw uncountable(error);
+  });
   const { model, connection } = routed;
   const upstreamWire = upstreamWireFor(connection.wire);
   // Counting is always native: only messages-format connections count.
@@ -51,7 +51,7 @@ async function countTokens(
     withForwardedHeaders(
       upstreamWire.buildUpstreamRequest({
         target: { baseUrl: connection.baseUrl, credential },
-        body,
+        body: clientRequest,
         upstreamModel: model.upstreamModel,
         stream: false,
         operation: 'count-tokens',

@@ -1,54 +1,71 @@
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { Deadline } from '../clock/monotonic-deadline.ts';
-import type { StreamUsageReader, UsageReport } from '../wires/usage-report.ts';
+import { createSseEventSplitter } from '../sse/sse-event-splitter.ts';
+import { type EventTransformer, runTransformer } from '../streams/event-transformer.ts';
+import type { ClientChunk, RelayedEvent } from '../streams/relayed-event.ts';
+import type { UpstreamWireFormat } from '../wires/upstream-wire-format.ts';
+import type { UsageReport } from '../wires/usage-report.ts';
 import { upstreamTimeoutReason } from './dispatch-upstream.ts';
-import type { EventRewriter } from './event-rewriter.ts';
-import { isUpstreamErrorEvent } from './upstream-error-event.ts';
 
 export interface StreamEnding {
   /** The upstream stream reached its end without reporting an error, and the client did not go away. */
   completed: boolean;
   usage: UsageReport | undefined;
+  /** A fault of the gateway's own while it relayed (a translator that threw): the stream ended there. */
+  fault?: unknown;
 }
 
-export interface RelayOptions {
+export interface RelayOptions<Event> {
   upstream: ReadableStream<Uint8Array>;
-  usageReader: StreamUsageReader;
-  /** Re-frames events for the client (a filter or a translation); without one, the bytes pass unchanged. */
-  rewriter?: EventRewriter | undefined;
+  /** How the upstream's events are read (once each), which of them report a failure, and where usage is. */
+  upstreamWire: Pick<UpstreamWireFormat<unknown, Event>, 'parseEvent' | 'isFailure' | 'createUsageReader'>;
+  /** What the client receives of each event: its own bytes (a pass-through) or its translation. */
+  toClient: EventTransformer<RelayedEvent<Event>, ClientChunk>;
   /** The closing event in the client's wire, sent when the upstream fails mid-stream. */
-  errorEvent: (reason: 'interrupted' | 'timeout') => string;
+  failureEvent: (reason: 'interrupted' | 'timeout') => string;
   idleTimeoutMs: number;
   /** When the whole request must end, stream included; the stream is cut there. */
   deadline: Deadline;
   abortUpstream: (reason: unknown) => void;
 }
 
-const encoder = new TextEncoder();
-
 /**
- * Relays an SSE stream chunk by chunk as it arrives. The stream is pull-based with no buffer of its own
- * (highWaterMark 0): the next upstream chunk is read only when the client has taken the last one, so a slow
- * client slows the upstream instead of filling memory. Usage is read on the side by parsing the same bytes.
+ * Relays an SSE stream as it arrives. Each upstream event is split from the bytes with its own bytes kept, read
+ * once into its wire's typed event, and that one typed event is what the usage reader, the failure check and
+ * the client side (a pass-through's filter, or a translation and the client wire's encoder) all read.
+ *
+ * The stream is pull-based with no buffer of its own (highWaterMark 0): the next upstream chunk is read only when
+ * the client has taken what the last one produced, so a slow client slows the upstream instead of filling
+ * memory, and the relay never holds more than the events of one upstream chunk. The idle time-out runs only
+ * while the relay waits on the upstream, never while it waits on the client.
  */
-export function relayEventStream(options: RelayOptions): {
+export function relayEventStream<Event>(options: RelayOptions<Event>): {
   body: ReadableStream<Uint8Array>;
   ended: Promise<StreamEnding>;
 } {
   const reader = options.upstream.getReader();
-  const decoder = new TextDecoder();
-  let pendingText = '';
-  // The upstream's own error event is relayed as it is (it is already in the client's wire), but the answer
-  // it ends is not complete.
-  let upstreamReportedError = false;
-  const parser = createParser({
-    onEvent(message: EventSourceMessage) {
-      const event = { event: message.event, data: message.data };
-      options.usageReader.push(event);
-      if (isUpstreamErrorEvent(event)) upstreamReportedError = true;
-      if (options.rewriter) pendingText += options.rewriter.push(event);
-    },
-  });
+  const splitter = createSseEventSplitter();
+  const usageReader = options.upstreamWire.createUsageReader();
+  // The upstream's own error event is relayed like any other (translated, where the route translates), but the
+  // answer it ends is not complete.
+  let upstreamReportedFailure = false;
+  let pending: ClientChunk[] = [];
+  const client = runTransformer(options.toClient, (chunk) => pending.push(chunk));
+
+  const relay = (rawEvents: ReturnType<typeof splitter.push>) => {
+    for (const raw of rawEvents) {
+      const event = raw.message ? options.upstreamWire.parseEvent(raw.message) : undefined;
+      if (event !== undefined) {
+        usageReader.push(event);
+        if (options.upstreamWire.isFailure(event)) upstreamReportedFailure = true;
+      }
+      client.push({ event, bytes: raw.bytes });
+    }
+  };
+  const takePending = (): Uint8Array | undefined => {
+    const parts = pending;
+    pending = [];
+    return joinChunks(parts);
+  };
 
   let finish: (ending: StreamEnding) => void = () => {};
   const ended = new Promise<StreamEnding>((resolve) => {
@@ -59,12 +76,8 @@ export function relayEventStream(options: RelayOptions): {
       resolve(ending);
     };
   });
-  const takePendingText = () => {
-    const text = pendingText;
-    pendingText = '';
-    return text;
-  };
-  const end = (completed: boolean) => finish({ completed, usage: options.usageReader.result() });
+  const end = (completed: boolean, fault?: unknown) =>
+    finish({ completed, usage: usageReader.result(), ...(fault === undefined ? {} : { fault }) });
 
   const body = new ReadableStream<Uint8Array>(
     {
@@ -77,30 +90,40 @@ export function relayEventStream(options: RelayOptions): {
             chunk = await reader.read();
           } catch (error) {
             const timedOut = error === upstreamTimeoutReason || (error as Error)?.cause === upstreamTimeoutReason;
-            controller.enqueue(encoder.encode(options.errorEvent(timedOut ? 'timeout' : 'interrupted')));
+            controller.enqueue(Buffer.from(options.failureEvent(timedOut ? 'timeout' : 'interrupted')));
             controller.close();
             end(false);
             return;
           } finally {
             clearTimeout(idle);
           }
-          if (chunk.done) {
-            // Some engines omit the blank line after the last event; end it so the usage reader still sees it.
-            parser.feed(`${decoder.decode()}\n\n`);
-            const rest = takePendingText() + (options.rewriter?.end() ?? '');
-            if (rest.length > 0) controller.enqueue(encoder.encode(rest));
+          try {
+            if (chunk.done) {
+              // Some engines omit the blank line after the last event; the splitter still hands it over.
+              relay(splitter.end());
+              client.end();
+            } else {
+              relay(splitter.push(chunk.value));
+            }
+          } catch (fault) {
+            // A fault of the gateway's own (a translator that threw): the client's stream ends as interrupted.
+            options.abortUpstream(fault);
+            reader.cancel(fault).catch(() => {});
+            pending = [];
+            controller.enqueue(Buffer.from(options.failureEvent('interrupted')));
             controller.close();
-            end(!upstreamReportedError);
+            end(false, fault);
             return;
           }
-          parser.feed(decoder.decode(chunk.value, { stream: true }));
-          if (!options.rewriter) {
-            controller.enqueue(chunk.value);
+          const bytes = takePending();
+          if (chunk.done) {
+            if (bytes) controller.enqueue(bytes);
+            controller.close();
+            end(!upstreamReportedFailure);
             return;
           }
-          const text = takePendingText();
-          if (text.length > 0) {
-            controller.enqueue(encoder.encode(text));
+          if (bytes) {
+            controller.enqueue(bytes);
             return;
           }
         }
@@ -113,4 +136,12 @@ export function relayEventStream(options: RelayOptions): {
     { highWaterMark: 0 },
   );
   return { body, ended };
+}
+
+/** One chunk for the client: an upstream chunk's bytes as they are when nothing else was written. */
+function joinChunks(parts: readonly ClientChunk[]): Uint8Array | undefined {
+  if (parts.length === 0) return undefined;
+  const [only] = parts;
+  if (parts.length === 1 && only !== undefined) return typeof only === 'string' ? Buffer.from(only) : only;
+  return Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
 }

@@ -10,7 +10,7 @@ import type { GatewayRequest } from '../http/gateway-request.ts';
 import { checkRequestEnvelope, readJsonObject } from '../http/read-request.ts';
 import type { RouteMatch } from '../http/route-table.ts';
 import type { ConnectionItem } from '../store/control-items.ts';
-import type { ClientRequestReader, RequestAddress } from '../wires/client-wire-format.ts';
+import type { ClientRequestReader, RequestAddress, WireRequest } from '../wires/client-wire-format.ts';
 import type { ClientWire } from '../wires/wire-names.ts';
 
 export interface RoutedRequest {
@@ -64,37 +64,37 @@ export async function routeRequest(
 /** One rotation per process, shared by every wire, so successive requests for a model rotate whatever their wire. */
 const rotation = new ConnectionRotation();
 
-export interface ReadAndRouted {
+export interface ReadAndRouted<Request extends WireRequest> {
   principal: Principal;
-  body: Record<string, unknown>;
+  /** The body as the client wire's schema read it: what every later stage reads. */
+  clientRequest: Request;
   address: RequestAddress;
   routed: RoutedRequest;
 }
 
 /**
  * The stages every request that names a model goes through before anything is reserved: read (envelope and
- * body limits), authenticate, parse and validate the body, then route and authorize. `admittedAfter`: an
- * admission write follows, which may rely on a cached principal (see authenticate).
+ * body limits), authenticate, parse the body with the client wire's schema, then route and authorize.
+ * `admittedAfter`: an admission write follows, which may rely on a cached principal (see authenticate).
  */
-export async function readAndRoute(
+export async function readAndRoute<Request extends WireRequest>(
   services: GatewayServices,
   request: GatewayRequest,
   route: RouteMatch,
-  reader: ClientRequestReader,
+  reader: ClientRequestReader<Request>,
   options: { admittedAfter: boolean },
-): Promise<ReadAndRouted> {
+): Promise<ReadAndRouted<Request>> {
   checkRequestEnvelope(request, services.config.bodyLimitBytes);
   const principal = await authenticate(services, request.headers, options);
-  const body = readJsonObject(request);
   const address = { innerPath: route.innerPath, query: request.query };
-  reader.validate(body, address);
+  const clientRequest = reader.parseRequest(readJsonObject(request), address);
   const routed = await routeRequest(services, {
     principal,
-    requestedModel: reader.modelOf(body, address),
+    requestedModel: reader.modelOf(clientRequest, address),
     wire: reader.wire,
     pathUpstream: route.pathUpstream,
     headerUpstream: request.headers['x-gateway-upstream'],
     rotation,
   });
-  return { principal, body, address, routed };
+  return { principal, clientRequest, address, routed };
 }

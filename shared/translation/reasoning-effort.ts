@@ -1,11 +1,9 @@
-import { badRequest } from '../../http/gateway-error.ts';
-import { isRecord } from '../../wires/parse-json.ts';
-import { assertThinkingNotSwitchedOff } from './thinking-controls.ts';
+import { badRequest } from '../http/gateway-error.ts';
+import { isRecord } from '../wires/parse-json.ts';
 
-/** What a catalog entry says about reasoning; a `CatalogModel` fits as is. */
+/** What a catalog entry says about reasoning effort; a `CatalogModel` fits as is. */
 export interface ReasoningPolicy {
   reasoningEffort: { supported: readonly string[]; default: string } | null;
-  thinkingRequired: boolean;
 }
 
 /**
@@ -14,7 +12,6 @@ export interface ReasoningPolicy {
  * the client sends none. `undefined` for a model without reasoning effort.
  */
 export function resolveReasoningEffort(body: Record<string, unknown>, policy: ReasoningPolicy): string | undefined {
-  if (policy.thinkingRequired) assertThinkingNotSwitchedOff(body);
   const effort = policy.reasoningEffort;
   if (!effort) return undefined;
   const chatForm = readEffort(body.reasoning_effort, 'reasoning_effort', effort.supported);
@@ -64,16 +61,4 @@ export function applyReasoningEffort(
     upstreamBody.reasoning = reasoning;
   }
   return upstreamBody;
-}
-
-/** The Responses body for a Responses-style upstream: the effort in `reasoning.effort`, default filled in. */
-export function applyResponsesReasoningEffort(
-  responsesBody: Record<string, unknown>,
-  catalogEntry: ReasoningPolicy,
-): Record<string, unknown> {
-  const effort = resolveReasoningEffort(responsesBody, catalogEntry);
-  if (effort === undefined) return responsesBody;
-  const { reasoning_effort: _chatForm, ...rest } = responsesBody;
-  const reasoning = isRecord(responsesBody.reasoning) ? responsesBody.reasoning : {};
-  return { ...rest, reasoning: { ...reasoning, effort } };
 }

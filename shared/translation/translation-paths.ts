@@ -1,28 +1,39 @@
 import { clientWiresServedBy } from '../catalog/known-models.ts';
 import type { ClientWire, UpstreamWire } from '../wires/wire-names.ts';
 
-/** One translation step, from the wire nearer the client to the wire nearer the upstream. */
-export type TranslationHop = 'responses-to-chat' | 'chat-to-messages';
+/**
+ * The translation steps the gateway has, each from the wire nearer the client to the wire nearer the upstream.
+ * Data only, so routing can ask what is reachable without loading the translators.
+ */
+const translationHops = {
+  'responses-to-chat': { from: 'openai-responses', to: 'openai-chat' },
+  'chat-to-messages': { from: 'openai-chat', to: 'anthropic-messages' },
+} as const satisfies Record<string, { from: ClientWire; to: UpstreamWire }>;
+
+export type TranslationHopName = keyof typeof translationHops;
+
+/** The wire a hop's request is written in. */
+export function translationHopTarget(name: TranslationHopName): UpstreamWire {
+  return translationHops[name].to;
+}
+
+/** Every translation passes through chat where it cannot go directly. */
+const hub = 'openai-chat';
+
+function hopBetween(from: ClientWire, to: UpstreamWire): TranslationHopName | undefined {
+  const names = Object.keys(translationHops) as TranslationHopName[];
+  return names.find((name) => translationHops[name].from === from && translationHops[name].to === to);
+}
 
 /**
- * How a client wire reaches a connection's wire: `[]` when they are the same (pass-through), the translation
- * hops where the gateway translates (chat is the hub: Responses reach chat, chat reaches messages), undefined
- * where there is no way.
+ * How a client wire reaches a connection's wire: `[]` when they are the same (pass-through); one hop where one
+ * goes there; two through the chat hub (client → chat → upstream); undefined where there is no way.
  */
-export function translationHops(client: ClientWire, upstream: UpstreamWire): TranslationHop[] | undefined {
+export function translationPath(client: ClientWire, upstream: UpstreamWire): TranslationHopName[] | undefined {
   if (clientWiresServedBy(upstream).includes(client)) return [];
-  switch (upstream) {
-    case 'openai-chat':
-      return client === 'openai-responses' ? ['responses-to-chat'] : undefined;
-    case 'anthropic-messages':
-      if (client === 'openai-chat') return ['chat-to-messages'];
-      return client === 'openai-responses' ? ['responses-to-chat', 'chat-to-messages'] : undefined;
-    case 'openai-responses':
-    case 'gemini':
-      return undefined;
-    default: {
-      const unknownWire: never = upstream;
-      throw new Error(`unknown upstream wire ${String(unknownWire)}`);
-    }
-  }
+  const direct = hopBetween(client, upstream);
+  if (direct) return [direct];
+  const toHub = hopBetween(client, hub);
+  const fromHub = hopBetween(hub, upstream);
+  return toHub && fromHub ? [toHub, fromHub] : undefined;
 }

@@ -1,153 +1,110 @@
-import { createParser } from 'eventsource-parser';
 import type { CatalogModel } from '../catalog/catalog-data.ts';
-import type { EventRewriter } from '../pipeline/event-rewriter.ts';
-import { parseAnthropicMessagesError } from '../wires/anthropic-messages/anthropic-messages-error.ts';
-import { includesUsage } from '../wires/openai-chat/openai-chat-client-wire.ts';
-import { parseJson } from '../wires/parse-json.ts';
-import type { ClientWire } from '../wires/wire-names.ts';
-import { applyReasoningEffort } from './chat-to-messages/apply-reasoning-effort.ts';
-import { chatCompletionId } from './chat-to-messages/chat-completion.ts';
-import { convertMessagesResponseToChat } from './chat-to-messages/convert-from-messages-response.ts';
-import { convertChatRequestToMessages } from './chat-to-messages/convert-to-messages-request.ts';
-import { createMessagesToChatStreamTransform } from './chat-to-messages/messages-to-chat-stream.ts';
-import { assertThinkingNotSwitchedOff } from './chat-to-messages/thinking-controls.ts';
-import { createResponsesToChatHop } from './responses-to-chat/responses-to-chat-hop.ts';
-import type { TranslationHop } from './translation-paths.ts';
-
-export interface TranslationContext {
-  requestId: string;
-  /** The public model id the client named, echoed in translated answers. */
-  publicModel: string;
-  upstreamModel: string;
-  /** The output tokens admission reserves: sent upstream where the client stated no maximum. */
-  outputAllowance: number;
-  createdAt: Date;
-}
+import type { GatewayError } from '../http/gateway-error.ts';
+import { composeTransformers, type EventTransformer } from '../streams/event-transformer.ts';
+import type { ClientChunk, RelayedEvent } from '../streams/relayed-event.ts';
+import type { ClientWireFormat, WireRequest } from '../wires/client-wire-format.ts';
+import type { UpstreamWireFormat } from '../wires/upstream-wire-format.ts';
+import { chatToMessagesHop } from './chat-to-messages/chat-to-messages-hop.ts';
+import { passThroughStream, translatedStream } from './client-stream.ts';
+import { applyReasoningEffort } from './reasoning-effort.ts';
+import { responsesToChatHop } from './responses-to-chat/responses-to-chat-hop.ts';
+import { assertThinkingNotSwitchedOff } from './thinking-required.ts';
+import type { HopExchange, TranslationContext, TranslationHop } from './translation-hop.ts';
+import { type TranslationHopName, translationHopTarget, translationPath } from './translation-paths.ts';
 
 /**
- * One step between two wires. Requests travel toward the upstream; answers, errors and streams travel back.
- * Each hop is a plain object of typed converters, so a chain of hops is just composition.
+ * Any hop, its types erased: the chain is chosen per request, so the joints between hops are checked by the
+ * hops' own types (each hop's far side is the next hop's near side), not here.
  */
-export interface TranslationHopImplementation {
-  /** The wire of the request this hop sends on: the model's chat-form rules apply where that is chat. */
-  readonly produces: 'openai-chat' | 'anthropic-messages';
-  request(body: Record<string, unknown>, context: TranslationContext): Record<string, unknown>;
-  response(upstreamText: string, context: TranslationContext): string;
-  /** An upstream error body, re-rendered in the nearer wire's envelope (the status is kept by the caller). */
-  error(upstreamText: string): string;
-  stream(body: Record<string, unknown>, context: TranslationContext): EventRewriter;
-}
+type AnyHop = TranslationHop<unknown, unknown, unknown, unknown, unknown, unknown>;
+type AnyExchange = HopExchange<unknown, unknown, unknown, unknown, unknown>;
 
-const chatToMessagesHop: TranslationHopImplementation = {
-  produces: 'anthropic-messages',
-  request: (chatBody, context) =>
-    convertChatRequestToMessages(chatBody, {
-      upstreamModel: context.upstreamModel,
-      maxTokensDefault: context.outputAllowance,
-      thinking: { type: 'enabled' },
-    }) as unknown as Record<string, unknown>,
-  response: (upstreamText, context) =>
-    JSON.stringify(
-      convertMessagesResponseToChat(parseJson(upstreamText), {
-        id: chatCompletionId(context.requestId),
-        model: context.publicModel,
-        created: Math.floor(context.createdAt.getTime() / 1000),
-      }),
-    ),
-  error(upstreamText) {
-    const details = parseAnthropicMessagesError(upstreamText);
-    const message = details?.message ?? 'The upstream provider returned an error.';
-    return JSON.stringify({ error: { message, type: details?.type ?? 'api_error', code: null, param: null } });
-  },
-  stream: (chatBody, context) =>
-    createMessagesToChatStreamTransform({
-      id: chatCompletionId(context.requestId),
-      model: context.publicModel,
-      includeUsage: includesUsage(chatBody),
-      created: Math.floor(context.createdAt.getTime() / 1000),
-    }),
-};
-
-function hopImplementation(hop: TranslationHop): TranslationHopImplementation {
-  switch (hop) {
+function hopImplementation(name: TranslationHopName): AnyHop {
+  switch (name) {
+    case 'responses-to-chat':
+      return responsesToChatHop;
     case 'chat-to-messages':
       return chatToMessagesHop;
-    case 'responses-to-chat':
-      // Stateful per request: its answer repeats the settings of the body it translated.
-      return createResponsesToChatHop();
     default: {
-      const unknownHop: never = hop;
+      const unknownHop: never = name;
       throw new Error(`unknown translation hop ${String(unknownHop)}`);
     }
   }
 }
 
-/** The request, answers and stream of one request across its chain of hops (empty for a pass-through). */
+/** One request across its route: what goes upstream, and how each kind of answer comes back to the client. */
 export interface WireTranslation {
-  /** The body in the upstream's wire. Refusals (400) are thrown here, before anything is reserved. */
-  upstreamBody: Record<string, unknown>;
-  response(upstreamText: string): string;
-  error(upstreamText: string): string;
-  /** Undefined for a pass-through: the client wire's own rewriter applies. */
-  streamRewriter(): EventRewriter | undefined;
+  /** The request in the upstream's wire, typed; a pass-through's keeps every field the client sent. */
+  readonly upstreamRequest: WireRequest;
+  /** A whole answer (status < 400) as the client gets it: its text, or its JSON (parsed once) translated. */
+  answerBody(upstreamText: string, answer: unknown): string;
+  /** An upstream error body in the client's envelope; the caller keeps its status. */
+  errorBody(upstreamText: string): string;
+  /** What the client receives of a stream, event by event. */
+  streamToClient(): EventTransformer<RelayedEvent<unknown>, ClientChunk>;
+  /** The event that ends the client's stream when the upstream fails mid-stream. */
+  streamFailure(error: GatewayError): string;
+}
+
+export interface TranslationRoute<Request extends WireRequest, ClientEvent, UpstreamEvent> {
+  clientWire: ClientWireFormat<Request, ClientEvent, UpstreamEvent>;
+  upstreamWire: UpstreamWireFormat<unknown, unknown>;
+  catalog: CatalogModel | undefined;
 }
 
 /**
- * Builds the translation of one request. The model's chat-form rules (thinking required, reasoning effort) are
- * applied wherever the body is in chat form: chat is the hub every translation passes through.
+ * Builds the translation of one request: a pass-through where the client's wire is the upstream's, else the
+ * chain of hops between them (chat is the hub). Refusals (400) are thrown here, before anything is reserved.
+ * The model's rules are applied where they belong: whether thinking may be switched off once, on the client's
+ * own request (a switch that translation would drop must still be refused); the reasoning effort wherever the
+ * request is in chat form, the form the catalog's rules are written for.
  */
-export function translateRequest(
-  clientBody: Record<string, unknown>,
-  input: { hops: readonly TranslationHop[]; clientWire: ClientWire; catalog: CatalogModel | undefined },
+export function translateRequest<Request extends WireRequest, ClientEvent, UpstreamEvent>(
+  clientRequest: Request,
+  route: TranslationRoute<Request, ClientEvent, UpstreamEvent>,
   context: TranslationContext,
 ): WireTranslation {
-  // Checked on the client's own body: a switch of its wire that translation would drop must still be refused.
-  if (input.catalog?.thinkingRequired) assertThinkingNotSwitchedOff(clientBody);
-  const hops = input.hops.map(hopImplementation);
-  const applyChatRules = (body: Record<string, unknown>) =>
-    input.catalog ? applyReasoningEffort(body, input.catalog) : body;
-  // The body each hop receives, nearest the client first; the last one is what goes upstream.
-  const bodies: Record<string, unknown>[] = [
-    input.clientWire === 'openai-chat' ? applyChatRules(clientBody) : clientBody,
-  ];
-  hops.forEach((hop, index) => {
-    const translated = hop.request(bodies[index]!, context);
-    bodies.push(hop.produces === 'openai-chat' ? applyChatRules(translated) : translated);
-  });
-  return {
-    upstreamBody: bodies[bodies.length - 1]!,
-    response: (upstreamText) => hops.reduceRight((text, hop) => hop.response(text, context), upstreamText),
-    error: (upstreamText) => hops.reduceRight((text, hop) => hop.error(text), upstreamText),
-    streamRewriter() {
-      if (hops.length === 0) return undefined;
-      return hops
-        .map((hop, index) => hop.stream(bodies[index]!, context))
-        .reduce((outer, inner) => chainRewriters(outer, inner));
-    },
-  };
-}
+  const { clientWire, upstreamWire, catalog } = route;
+  if (catalog?.thinkingRequired) assertThinkingNotSwitchedOff(clientRequest);
+  const inChatForm = (request: WireRequest) => (catalog ? applyReasoningEffort(request, catalog) : request);
+  const path = translationPath(clientWire.wire, upstreamWire.wire);
+  if (path === undefined) throw new Error(`no translation from ${clientWire.wire} to ${upstreamWire.wire}`);
+  const streamFailure = (error: GatewayError) => clientWire.encodeEvent(clientWire.streamErrorEvent(error));
 
-/** Feeds what `inner` (nearer the upstream) writes into `outer` (nearer the client), event by event. */
-function chainRewriters(outer: EventRewriter, inner: EventRewriter): EventRewriter {
-  let written = '';
-  const parser = createParser({
-    onEvent: (message) => {
-      written += outer.push({ event: message.event, data: message.data });
-    },
+  let request: WireRequest = clientWire.wire === 'openai-chat' ? inChatForm(clientRequest) : clientRequest;
+  if (path.length === 0) {
+    const drops = clientWire.passThroughDrops(clientRequest);
+    return {
+      upstreamRequest: request,
+      answerBody: (upstreamText) => upstreamText,
+      errorBody: (upstreamText) => upstreamText,
+      // The same wire both ends: the upstream's events are the client wire's own.
+      streamToClient: () => passThroughStream(drops as ((event: unknown) => boolean) | undefined),
+      streamFailure,
+    };
+  }
+
+  // Nearest the client first; each hop translates the request the one before it produced.
+  const exchanges: AnyExchange[] = path.map((name) => {
+    const exchange = hopImplementation(name).translate(request, context);
+    const translated = exchange.request as WireRequest;
+    request = translationHopTarget(name) === 'openai-chat' ? inChatForm(translated) : translated;
+    return exchange;
   });
-  const take = () => {
-    const text = written;
-    written = '';
-    return text;
-  };
   return {
-    push(event) {
-      parser.feed(inner.push(event));
-      return take();
+    upstreamRequest: request,
+    answerBody: (_upstreamText, answer) =>
+      JSON.stringify(
+        exchanges.reduceRight((value, exchange) => exchange.convertAnswer(value), upstreamWire.parseAnswer(answer)),
+      ),
+    errorBody: (upstreamText) => exchanges.reduceRight((text, exchange) => exchange.convertError(text), upstreamText),
+    streamToClient() {
+      // The stream flows from the upstream: the hop nearest it translates first.
+      const chain = exchanges
+        .map((exchange) => exchange.streamTransformer())
+        .reduceRight((farther, nearer) => composeTransformers(farther, nearer));
+      return translatedStream(chain, (event) => clientWire.encodeEvent(event as ClientEvent));
     },
-    end() {
-      parser.feed(`${inner.end()}\n\n`);
-      return take() + outer.end();
-    },
+    streamFailure,
   };
 }

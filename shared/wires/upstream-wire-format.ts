@@ -1,3 +1,4 @@
+import type { SseMessage } from '../sse/sse-event-splitter.ts';
 import type { StreamUsageReader, UsageReport } from './usage-report.ts';
 import type { UpstreamWire } from './wire-names.ts';
 
@@ -25,7 +26,7 @@ export type WireOperation = 'generate' | 'count-tokens';
 
 export interface BuildUpstreamRequestInput {
   target: UpstreamTarget;
-  /** The client's body, already validated; unknown fields are kept so they reach the provider untouched. */
+  /** The request in this wire, typed and validated; unknown fields are kept so they reach the provider untouched. */
   body: Record<string, unknown>;
   /** The model name the upstream knows. */
   upstreamModel: string;
@@ -34,10 +35,11 @@ export interface BuildUpstreamRequestInput {
 }
 
 /**
- * One upstream wire format: how to address it, how it authenticates, and where its usage is. Wires know
- * formats, not storage: nothing here reads or writes the store.
+ * One upstream wire format: how to address it and authenticate to it, and how to read what it answers — each
+ * stream event once, into this wire's typed event, which the usage reader, the failure check and the translators
+ * all read. Wires know formats, not storage: nothing here reads or writes the store.
  */
-export interface UpstreamWireFormat {
+export interface UpstreamWireFormat<Answer, Event> {
   readonly wire: UpstreamWire;
   /**
    * Client headers (lower-case names) that reach this upstream when the client speaks this same format, such as
@@ -46,7 +48,13 @@ export interface UpstreamWireFormat {
    */
   readonly forwardedClientHeaders: readonly string[];
   buildUpstreamRequest(input: BuildUpstreamRequestInput): UpstreamHttpRequest;
-  /** Usage in a whole (non-streamed) response body; `undefined` when absent. */
-  usageFromBody(body: unknown): UsageReport | undefined;
-  createStreamUsageReader(): StreamUsageReader;
+  /** Usage in a whole (non-streamed) answer, its JSON parsed once; `undefined` when absent. */
+  usageOfAnswer(answer: unknown): UsageReport | undefined;
+  /** A whole answer read for translation, every part a translator uses; throws a 502 when it is not one. */
+  parseAnswer(answer: unknown): Answer;
+  /** One stream event, read once; `undefined` for one this wire does not know (a pass-through still sends it). */
+  parseEvent(message: SseMessage): Event | undefined;
+  /** Whether the event reports a failure: the stream it ends has not completed its answer. */
+  isFailure(event: Event): boolean;
+  createUsageReader(): StreamUsageReader<Event>;
 }

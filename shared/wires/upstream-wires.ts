@@ -6,7 +6,7 @@ import type { UpstreamWireFormat } from './upstream-wire-format.ts';
 import type { UpstreamWire } from './wire-names.ts';
 
 /** The wire module for a connection's upstream wire. */
-export function upstreamWireFor(wire: UpstreamWire): UpstreamWireFormat {
+export function upstreamWireFor(wire: UpstreamWire): UpstreamWireFormat<unknown, unknown> {
   switch (wire) {
     case 'openai-chat':
       return openaiChatUpstreamWire;

@@ -1,30 +1,69 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { deadlineIn } from '../../shared/clock/monotonic-deadline.ts';
 import { relayEventStream } from '../../shared/pipeline/relay-event-stream.ts';
-import { isUpstreamErrorEvent } from '../../shared/pipeline/upstream-error-event.ts';
-import { upstreamWireFor } from '../../shared/wires/upstream-wires.ts';
+import type { SseMessage } from '../../shared/sse/sse-event-splitter.ts';
+import type { EventTransformer } from '../../shared/streams/event-transformer.ts';
+import type { ClientChunk, RelayedEvent } from '../../shared/streams/relayed-event.ts';
+import { createMessagesToChatTransformer } from '../../shared/translation/chat-to-messages/messages-to-chat-stream.ts';
+import { passThroughStream, translatedStream } from '../../shared/translation/client-stream.ts';
+import { anthropicMessagesUpstreamWire } from '../../shared/wires/anthropic-messages/anthropic-messages-upstream-wire.ts';
+import { openaiChatClientWire } from '../../shared/wires/openai-chat/openai-chat-client-wire.ts';
+import { encodeChatStreamEvent } from '../../shared/wires/openai-chat/openai-chat-sse.ts';
+import { type ChatStreamEvent, isUsageOnlyChunk } from '../../shared/wires/openai-chat/openai-chat-stream-event.ts';
+import { openaiChatUpstreamWire } from '../../shared/wires/openai-chat/openai-chat-upstream-wire.ts';
+import type { UpstreamWireFormat } from '../../shared/wires/upstream-wire-format.ts';
+import { chunksOf } from '../support/sse-fixtures.ts';
 
-function streamOf(frames: readonly string[]): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  return new ReadableStream({
-    start(controller) {
-      for (const frame of frames) controller.enqueue(encoder.encode(frame));
-      controller.close();
+const encoder = new TextEncoder();
+
+/** An upstream that hands over one chunk per read, and counts the reads it was asked for. */
+function upstreamOf(chunks: readonly (string | Uint8Array)[]) {
+  let reads = 0;
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        const chunk = chunks[reads++];
+        if (chunk === undefined) controller.close();
+        else controller.enqueue(typeof chunk === 'string' ? encoder.encode(chunk) : chunk);
+      },
     },
-  });
+    { highWaterMark: 0 },
+  );
+  return { stream, reads: () => reads };
 }
 
-async function relay(frames: readonly string[]) {
+/** The upstream wire with its event reader counted: every event must be read exactly once. */
+function counted<Answer, Event>(wire: UpstreamWireFormat<Answer, Event>) {
+  let parses = 0;
+  return {
+    wire: {
+      ...wire,
+      parseEvent(message: SseMessage) {
+        parses += 1;
+        return wire.parseEvent(message);
+      },
+    },
+    parses: () => parses,
+  };
+}
+
+function relay<Event>(
+  chunks: readonly (string | Uint8Array)[],
+  upstreamWire: Pick<UpstreamWireFormat<unknown, Event>, 'parseEvent' | 'isFailure' | 'createUsageReader'>,
+  toClient: EventTransformer<RelayedEvent<Event>, ClientChunk>,
+) {
+  const upstream = upstreamOf(chunks);
   const relayed = relayEventStream({
-    upstream: streamOf(frames),
-    usageReader: upstreamWireFor('anthropic-messages').createStreamUsageReader(),
-    errorEvent: () => 'event: error\ndata: {}\n\n',
-    idleTimeoutMs: 1_000,
+    upstream: upstream.stream,
+    upstreamWire,
+    toClient,
+    failureEvent: (reason) => `event: error\ndata: {"reason":"${reason}"}\n\n`,
+    idleTimeoutMs: 60_000,
     deadline: deadlineIn(60_000),
     abortUpstream: () => {},
   });
-  const text = await new Response(relayed.body).text();
-  return { text, ending: await relayed.ended };
+  return { ...relayed, reads: upstream.reads };
 }
 
 const messageStart =
@@ -32,39 +71,119 @@ const messageStart =
 const messageDelta =
   'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":4}}\n\n';
 
+const chatChunk = (content: string) =>
+  `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"${content}"},"finish_reason":null}]}\r\n\r\n`;
+const usageChunk =
+  'data:{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":2}}\r\n\r\n';
+
 describe('relaying an upstream event stream', () => {
-  it('passes the bytes through unchanged and completes with the usage it read on the side', async () => {
-    const { text, ending } = await relay([messageStart, messageDelta]);
-    expect(text).toBe(messageStart + messageDelta);
-    expect(ending).toEqual({
+  it('passes the bytes through unchanged, reads each event once, and completes with the usage it read', async () => {
+    const messages = counted(anthropicMessagesUpstreamWire);
+    const comment = ': keep-alive\n\n';
+    const { body, ended } = relay([messageStart, comment, messageDelta], messages.wire, passThroughStream(undefined));
+    expect(await new Response(body).text()).toBe(messageStart + comment + messageDelta);
+    expect(await ended).toEqual({
       completed: true,
       usage: { inputTokens: 10, cachedInputTokens: null, outputTokens: 4 },
     });
+    expect(messages.parses()).toBe(2);
   });
 
   it("relays the upstream's own error event but does not count the answer as completed", async () => {
     const overloaded =
       'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n';
-    const { text, ending } = await relay([messageStart, overloaded]);
-    expect(text).toBe(messageStart + overloaded);
+    const { body, ended } = relay(
+      [messageStart, overloaded],
+      anthropicMessagesUpstreamWire,
+      passThroughStream(undefined),
+    );
+    expect(await new Response(body).text()).toBe(messageStart + overloaded);
+    expect((await ended).completed).toBe(false);
+  });
+
+  it('drops the one usage chunk a chat client did not ask for and forwards every other byte as it came', async () => {
+    // The upstream's own spacing, CRLF line ends and `data:` without a space, split at awkward places.
+    const upstreamText = chatChunk('Hel') + chatChunk('lo ünïcode') + usageChunk + 'data:[DONE]\r\n\r\n';
+    const drops = openaiChatClientWire.passThroughDrops(
+      openaiChatClientWire.parseRequest(
+        { model: 'm', messages: [{ role: 'user', content: 'hi' }] },
+        {
+          innerPath: '/v1/chat/completions',
+          query: new URLSearchParams(),
+        },
+      ),
+    );
+    expect(drops).toBe(isUsageOnlyChunk);
+    for (const size of [1, 3, 7, 50, upstreamText.length]) {
+      const { body, ended } = relay(
+        chunksOf(encoder.encode(upstreamText), size),
+        openaiChatUpstreamWire,
+        passThroughStream<ChatStreamEvent>(drops),
+      );
+      expect(await new Response(body).text()).toBe(chatChunk('Hel') + chatChunk('lo ünïcode') + 'data:[DONE]\r\n\r\n');
+      expect(await ended).toMatchObject({ completed: true, usage: { inputTokens: 7, outputTokens: 2 } });
+    }
+  });
+
+  it('translates typed events and writes them with the client wire encoder only', async () => {
+    const messages = counted(anthropicMessagesUpstreamWire);
+    const textBlock =
+      'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n' +
+      'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}\n\n';
+    const { body, ended } = relay(
+      [messageStart, textBlock, messageDelta, 'event: message_stop\ndata: {"type":"message_stop"}\n\n'],
+      messages.wire,
+      translatedStream(
+        createMessagesToChatTransformer({ id: 'chatcmpl-1', model: 'alpha/k2.7', includeUsage: true, created: 1 }),
+        encodeChatStreamEvent,
+      ),
+    );
+    const text = await new Response(body).text();
+    expect(text.split('\n\n').filter(Boolean).at(-1)).toBe('data: [DONE]');
+    expect(text).toContain('"content":"Hi"');
+    expect(text).toContain('"usage":{"prompt_tokens":10,"completion_tokens":4,"total_tokens":14}');
+    expect((await ended).completed).toBe(true);
+    expect(messages.parses()).toBe(5);
+  });
+
+  it('ends the stream as interrupted when a translator fails, and says so', async () => {
+    const failing: EventTransformer<RelayedEvent<unknown>, ClientChunk> = {
+      transform() {
+        throw new Error('a translator bug');
+      },
+    };
+    const { body, ended } = relay([messageStart, messageDelta], anthropicMessagesUpstreamWire, failing);
+    expect(await new Response(body).text()).toBe('event: error\ndata: {"reason":"interrupted"}\n\n');
+    const ending = await ended;
     expect(ending.completed).toBe(false);
+    expect(ending.fault).toBeInstanceOf(Error);
   });
 });
 
-describe('recognising an upstream error event', () => {
-  const event = (data: unknown, name?: string) => ({ event: name, data: JSON.stringify(data) });
+describe('backpressure', () => {
+  /** An upstream that could send a thousand events at once, one per read. */
+  const plenty = Array.from({ length: 1000 }, (_, index) => chatChunk(`token ${index}`));
 
-  it('knows the mid-stream error form of every wire', () => {
-    expect(isUpstreamErrorEvent(event({ error: { message: 'boom', type: 'server_error' } }))).toBe(true);
-    expect(isUpstreamErrorEvent(event({ type: 'error', code: 'server_error', message: 'boom' }, 'error'))).toBe(true);
-    expect(isUpstreamErrorEvent(event({ type: 'error', error: { type: 'api_error', message: 'x' } }))).toBe(true);
-    expect(isUpstreamErrorEvent(event({ error: { code: 500, message: 'x', status: 'INTERNAL' } }))).toBe(true);
-  });
-
-  it('does not mistake content about errors, or a failed response that carries its usage, for one', () => {
-    expect(isUpstreamErrorEvent(event({ choices: [{ delta: { content: 'the "error" was mine' } }] }))).toBe(false);
-    expect(isUpstreamErrorEvent(event({ type: 'content_block_delta', delta: { text: '{"error": 1}' } }))).toBe(false);
-    expect(isUpstreamErrorEvent(event({ type: 'response.failed', response: { error: { code: 'x' } } }))).toBe(false);
-    expect(isUpstreamErrorEvent({ event: undefined, data: '[DONE]' })).toBe(false);
+  it.each([
+    ['a pass-through', () => passThroughStream<ChatStreamEvent>(undefined)],
+    [
+      'a translation',
+      () =>
+        translatedStream<ChatStreamEvent, ChatStreamEvent>(
+          { transform: (event, controller) => controller.enqueue(event) },
+          encodeChatStreamEvent,
+        ),
+    ],
+  ])('in %s, reads the upstream only as fast as a slow client takes the answer', async (_name, toClient) => {
+    const { body, reads } = relay(plenty, openaiChatUpstreamWire, toClient());
+    const reader = body.getReader();
+    for (let taken = 1; taken <= 5; taken++) {
+      await reader.read();
+      // The client is slow: many turns of the event loop pass before it reads again.
+      for (let turn = 0; turn < 50; turn++) await nextTurn();
+      // Nothing is read ahead of the client: at most the chunk it will get next.
+      expect(reads()).toBeLessThanOrEqual(taken + 1);
+    }
+    await reader.cancel();
   });
 });

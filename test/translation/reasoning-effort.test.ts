@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { catalogModels } from '../../../shared/catalog/catalog-data.ts';
-import {
-  applyReasoningEffort,
-  applyResponsesReasoningEffort,
-  resolveReasoningEffort,
-} from '../../../shared/translation/chat-to-messages/apply-reasoning-effort.ts';
-import { expectGatewayError } from './translate-fixture.ts';
+import { catalogModels } from '../../shared/catalog/catalog-data.ts';
+import { applyReasoningEffort, resolveReasoningEffort } from '../../shared/translation/reasoning-effort.ts';
+import { expectGatewayError } from './chat-to-messages/translate-fixture.ts';
 
 function catalogEntry(publicId: string) {
   const entry = catalogModels.find((model) => model.publicId === publicId);
@@ -65,35 +61,9 @@ describe('applyReasoningEffort (K3, chat-completions-style upstream)', () => {
     );
   });
 
-  it('refuses switching thinking off on a thinking-required model with thinking_required', () => {
-    expectGatewayError(
-      () => applyReasoningEffort({ ...chatBody, reasoning_effort: 'none' }, k3),
-      400,
-      'thinking_required',
-    );
-    expectGatewayError(
-      () => applyReasoningEffort({ ...chatBody, thinking: { type: 'disabled' } }, k3),
-      400,
-      'thinking_required',
-    );
-  });
-
   it('leaves the body of a model without reasoning effort untouched', () => {
     const body = { ...chatBody, model: 'beta/beta-4-31b', reasoning_effort: 'medium' };
     expect(applyReasoningEffort(body, beta)).toBe(body);
     expect(resolveReasoningEffort(body, beta)).toBeUndefined();
-  });
-});
-
-describe('applyResponsesReasoningEffort', () => {
-  it('puts the effort in reasoning.effort, with the default filled in', () => {
-    const responsesBody = { model: 'alpha/alpha-k3', input: 'Hi', max_output_tokens: 256 };
-    expect(applyResponsesReasoningEffort(responsesBody, k3)).toEqual({
-      ...responsesBody,
-      reasoning: { effort: 'high' },
-    });
-    expect(
-      applyResponsesReasoningEffort({ ...responsesBody, reasoning: { effort: 'low', summary: 'auto' } }, k3),
-    ).toEqual({ ...responsesBody, reasoning: { effort: 'low', summary: 'auto' } });
   });
 });

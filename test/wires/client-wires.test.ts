@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../shared/http/gateway-error.ts';
 import { anthropicMessagesClientWire } from '../../shared/wires/anthropic-messages/anthropic-messages-client-wire.ts';
 import { parseAnthropicMessagesError } from '../../shared/wires/anthropic-messages/anthropic-messages-error.ts';
-import type { ClientWireFormat, RequestAddress } from '../../shared/wires/client-wire-format.ts';
+import type { ClientWireFormat, RequestAddress, WireRequest } from '../../shared/wires/client-wire-format.ts';
 import { geminiClientWire } from '../../shared/wires/gemini/gemini-client-wire.ts';
 import { parseGeminiError } from '../../shared/wires/gemini/gemini-error.ts';
 import { openaiChatClientWire } from '../../shared/wires/openai-chat/openai-chat-client-wire.ts';
+import { parseChatStreamEvent } from '../../shared/wires/openai-chat/openai-chat-stream-event.ts';
 import { openaiResponsesClientWire } from '../../shared/wires/openai-responses/openai-responses-client-wire.ts';
 import { parseOpenaiResponsesError } from '../../shared/wires/openai-responses/openai-responses-error.ts';
 
@@ -25,9 +26,11 @@ function codeOf(action: () => void): string | undefined {
   return undefined;
 }
 
-/** The `data` of the one SSE event a handler writes when a stream fails, and its event name. */
-function streamErrorOf(handler: ClientWireFormat): { event: string | undefined; data: string } {
-  const text = handler.streamErrorEvent(interrupted);
+/** The `data` of the one SSE event a client wire writes when a stream fails, and its event name. */
+function streamErrorOf<Event>(
+  clientWire: Pick<ClientWireFormat<WireRequest, Event>, 'streamErrorEvent' | 'encodeEvent'>,
+): { event: string | undefined; data: string } {
+  const text = clientWire.encodeEvent(clientWire.streamErrorEvent(interrupted));
   expect(text.endsWith('\n\n')).toBe(true);
   const lines = text.trim().split('\n');
   return {
@@ -36,7 +39,7 @@ function streamErrorOf(handler: ClientWireFormat): { event: string | undefined; 
   };
 }
 
-describe('the client wire handlers', () => {
+describe('the client wires', () => {
   it('read model, streaming and output cap from where each wire puts them', () => {
     const responses = { model: 'openai/gpt-test', input: 'hi', stream: true, max_output_tokens: 64 };
     expect(openaiResponsesClientWire.modelOf(responses, address('/v1/responses'))).toBe('openai/gpt-test');
@@ -54,25 +57,54 @@ describe('the client wire handlers', () => {
     expect(geminiClientWire.requestedOutput(generate)).toBe(16);
   });
 
+  it('keep the fields they do not read in the typed request, so a pass-through sends them on', () => {
+    const request = openaiChatClientWire.parseRequest(
+      { model: 'm', messages: [{ role: 'user', content: 'hi', name: 'dana' }], vendor_flag: { on: true }, seed: 7 },
+      address('/v1/chat/completions'),
+    );
+    expect(request).toEqual({
+      model: 'm',
+      messages: [{ role: 'user', content: 'hi', name: 'dana' }],
+      vendor_flag: { on: true },
+      seed: 7,
+    });
+  });
+
+  it('drop from a chat pass-through only the usage chunk a client did not ask for', () => {
+    const path = address('/v1/chat/completions');
+    const usageOnly = parseChatStreamEvent({ event: undefined, data: '{"choices":[],"usage":{"prompt_tokens":1}}' });
+    const content = parseChatStreamEvent({ event: undefined, data: '{"choices":[{"delta":{"content":"a"}}]}' });
+    if (!usageOnly || !content) throw new Error('the chunks did not parse');
+    const drops = openaiChatClientWire.passThroughDrops(
+      openaiChatClientWire.parseRequest({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }, path),
+    );
+    expect([drops?.(usageOnly), drops?.(content)]).toEqual([true, false]);
+    const asked = openaiChatClientWire.parseRequest(
+      { model: 'm', messages: [{ role: 'user', content: 'hi' }], stream_options: { include_usage: true } },
+      path,
+    );
+    expect(openaiChatClientWire.passThroughDrops(asked)).toBeUndefined();
+  });
+
   it('accept fields they do not read and refuse wrong types in the ones they do', () => {
     const responsesPath = address('/v1/responses');
     expect(
-      codeOf(() => openaiResponsesClientWire.validate({ model: 'm', input: 'x', vendor_flag: 1 }, responsesPath)),
+      codeOf(() => openaiResponsesClientWire.parseRequest({ model: 'm', input: 'x', vendor_flag: 1 }, responsesPath)),
     ).toBe(undefined);
-    expect(codeOf(() => openaiResponsesClientWire.validate({ model: 'm', stream: 'yes' }, responsesPath))).toBe(
+    expect(codeOf(() => openaiResponsesClientWire.parseRequest({ model: 'm', stream: 'yes' }, responsesPath))).toBe(
       'invalid_request',
     );
     const messagesPath = address('/v1/messages');
-    expect(codeOf(() => anthropicMessagesClientWire.validate({ model: 'm', messages: [] }, messagesPath))).toBe(
+    expect(codeOf(() => anthropicMessagesClientWire.parseRequest({ model: 'm', messages: [] }, messagesPath))).toBe(
       'invalid_request',
     );
     const generatePath = address('/v1beta/models/google/gemini-test:generateContent');
     expect(
-      codeOf(() => geminiClientWire.validate({ contents: [{ parts: [] }], safetySettings: [] }, generatePath)),
+      codeOf(() => geminiClientWire.parseRequest({ contents: [{ parts: [] }], safetySettings: [] }, generatePath)),
     ).toBe(undefined);
-    expect(codeOf(() => geminiClientWire.validate({ contents: 'hi' }, generatePath))).toBe('invalid_request');
+    expect(codeOf(() => geminiClientWire.parseRequest({ contents: 'hi' }, generatePath))).toBe('invalid_request');
     const withoutSse = address('/v1beta/models/google/gemini-test:streamGenerateContent');
-    expect(codeOf(() => geminiClientWire.validate({ contents: [{ parts: [] }] }, withoutSse))).toBe('sse_required');
+    expect(codeOf(() => geminiClientWire.parseRequest({ contents: [{ parts: [] }] }, withoutSse))).toBe('sse_required');
   });
 
   it("end a failing stream in each wire's own error form, with the gateway's code", () => {

@@ -5,7 +5,7 @@ import { openaiChatUpstreamWire } from '../../shared/wires/openai-chat/openai-ch
 import { openaiResponsesUpstreamWire } from '../../shared/wires/openai-responses/openai-responses-upstream-wire.ts';
 import { joinUrl, type UpstreamWireFormat } from '../../shared/wires/upstream-wire-format.ts';
 
-function urlOf(wire: UpstreamWireFormat, baseUrl: string): string {
+function urlOf(wire: UpstreamWireFormat<unknown, unknown>, baseUrl: string): string {
   return wire.buildUpstreamRequest({
     target: { baseUrl, credential: 'provider-secret' },
     body: {},

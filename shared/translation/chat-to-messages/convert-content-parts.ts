@@ -1,6 +1,10 @@
 import { badRequest } from '../../http/gateway-error.ts';
-import type { ChatTextContent, ChatUserPart } from './chat-request-schema.ts';
-import type { MessagesImageBlock, MessagesTextBlock, MessagesUserBlock } from './messages-request.ts';
+import type {
+  MessagesImageBlock,
+  MessagesTextBlock,
+  MessagesUserBlock,
+} from '../../wires/anthropic-messages/anthropic-messages-request.ts';
+import type { ChatTextContent, ChatUserPart } from '../../wires/openai-chat/openai-chat-request.ts';
 
 /** The image types the messages format accepts. https://docs.anthropic.com/en/docs/build-with-claude/vision */
 const imageMediaTypes = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);

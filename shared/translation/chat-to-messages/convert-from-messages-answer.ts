@@ -1,10 +1,10 @@
-import { GatewayError } from '../../http/gateway-error.ts';
-import { anthropicMessagesUsageFromBody } from '../../wires/anthropic-messages/anthropic-messages-usage.ts';
-import { type ChatCompletion, type ChatToolCallOut, chatUsageFromReport } from './chat-completion.ts';
+import type { MessagesAnswer, MessagesContentBlock } from '../../wires/anthropic-messages/anthropic-messages-answer.ts';
+import { usageReportOfMessagesUsage } from '../../wires/anthropic-messages/anthropic-messages-usage.ts';
+import type { ChatCompletion, ChatToolCallOut } from '../../wires/openai-chat/openai-chat-answer.ts';
+import { chatUsageOfReport } from '../../wires/openai-chat/openai-chat-usage.ts';
 import { finishReasonOf } from './map-messages-stop-reason.ts';
-import { type MessagesContentBlock, messagesResponseSchema } from './messages-response-schema.ts';
 
-export interface ConvertMessagesResponseOptions {
+export interface ConvertMessagesAnswerOptions {
   /** The chat completion id (see `chatCompletionId`). */
   id: string;
   /** The model id as the client asked for it, not the upstream's name. */
@@ -16,24 +16,18 @@ export interface ConvertMessagesResponseOptions {
 /**
  * A messages-format answer → a `chat.completion`. Text blocks are joined into `content`; thinking goes to
  * `reasoning_content`, never into `content`; each `tool_use` becomes a tool call whose arguments are the
- * input as a JSON string. A 200 whose body is not a messages answer is an upstream fault (502).
+ * input as a JSON string.
  */
-export function convertMessagesResponseToChat(
-  messagesBody: unknown,
-  options: ConvertMessagesResponseOptions,
+export function convertMessagesAnswerToChat(
+  answer: MessagesAnswer,
+  options: ConvertMessagesAnswerOptions,
 ): ChatCompletion {
-  const parsed = messagesResponseSchema.safeParse(messagesBody);
-  if (!parsed.success) {
-    throw new GatewayError(502, 'upstream_invalid_response', 'The upstream provider returned an unreadable answer.', {
-      cause: parsed.error,
-    });
-  }
-  const blocks = parsed.data.content ?? [];
+  const blocks = answer.content ?? [];
   const text = blocks.map((block) => (block.type === 'text' ? (block.text ?? '') : '')).join('');
   const reasoning = blocks.map((block) => (block.type === 'thinking' ? (block.thinking ?? '') : '')).join('');
   const toolCalls = blocks.filter((block) => block.type === 'tool_use').map(toolCallOf);
   const hasText = blocks.some((block) => block.type === 'text');
-  const usage = chatUsageFromReport(anthropicMessagesUsageFromBody(messagesBody));
+  const usage = chatUsageOfReport(answer.usage ? usageReportOfMessagesUsage(answer.usage) : undefined);
 
   return {
     id: options.id,
@@ -50,7 +44,7 @@ export function convertMessagesResponseToChat(
           ...(reasoning.length > 0 ? { reasoning_content: reasoning } : {}),
           ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
         },
-        finish_reason: finishReasonOf(parsed.data.stop_reason),
+        finish_reason: finishReasonOf(answer.stop_reason),
         logprobs: null,
       },
     ],

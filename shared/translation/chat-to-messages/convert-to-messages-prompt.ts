@@ -1,13 +1,13 @@
 import { badRequest } from '../../http/gateway-error.ts';
-import { isRecord } from '../../wires/parse-json.ts';
-import type { ChatAssistantPart, ChatMessage, ChatToolCall } from './chat-request-schema.ts';
-import { textBlocksOf, userBlocksOf } from './convert-content-parts.ts';
 import type {
   MessagesAssistantBlock,
   MessagesTextBlock,
   MessagesToolUseBlock,
   MessagesTurn,
-} from './messages-request.ts';
+} from '../../wires/anthropic-messages/anthropic-messages-request.ts';
+import type { ChatAssistantPart, ChatMessage, ChatToolCall } from '../../wires/openai-chat/openai-chat-request.ts';
+import { isRecord } from '../../wires/parse-json.ts';
+import { textBlocksOf, userBlocksOf } from './convert-content-parts.ts';
 
 export interface MessagesPrompt {
   system: MessagesTextBlock[];

@@ -1,10 +1,9 @@
 import { badRequest } from '../../http/gateway-error.ts';
-import { parseRequest } from '../../http/parse-request.ts';
-import { type ChatToMessagesRequest, chatToMessagesRequestSchema } from './chat-request-schema.ts';
+import type { MessagesRequestOut } from '../../wires/anthropic-messages/anthropic-messages-request.ts';
+import type { TranslatableChatRequest } from '../../wires/openai-chat/openai-chat-request.ts';
 import { convertToMessagesPrompt } from './convert-to-messages-prompt.ts';
 import { convertToolChoice, convertTools } from './convert-tools.ts';
-import type { MessagesRequest } from './messages-request.ts';
-import { assertThinkingNotSwitchedOff, type ThinkingForm, upstreamThinking } from './thinking-controls.ts';
+import { type ThinkingForm, upstreamThinking } from './thinking-budget.ts';
 
 export interface ConvertChatRequestOptions {
   /** The model name the messages-style upstream knows (catalog `upstreamModel`). */
@@ -16,18 +15,17 @@ export interface ConvertChatRequestOptions {
 }
 
 /**
- * A Chat Completions request → a messages-format request for the K2.7 route (spec §1 item 8, §4.4). Throws a
- * 400 GatewayError for what the route cannot do, before anything is reserved or sent. Chat fields without a
- * messages counterpart that change no answer (`user`, `seed`, `stream_options`, penalties, ...) are dropped:
- * the messages format refuses fields it does not know, so nothing is passed through blindly.
+ * A Chat Completions request, every part read (`translatableChatRequestSchema`) → a messages-format request for
+ * the K2.7 route (spec §1 item 8, §4.4). What the route cannot do is a 400 GatewayError, thrown before
+ * anything is reserved or sent. Chat fields without a messages counterpart that change no answer (`user`, `seed`,
+ * `stream_options`, penalties, ...) are dropped: the messages format refuses fields it does not know, so nothing
+ * is passed through blindly. Whether thinking may be switched off was decided once, on the client's request.
  */
 export function convertChatRequestToMessages(
-  chatBody: Record<string, unknown>,
+  request: TranslatableChatRequest,
   options: ConvertChatRequestOptions,
-): MessagesRequest {
-  const request = parseRequest(chatToMessagesRequestSchema, chatBody);
+): MessagesRequestOut {
   refuseUntranslatable(request);
-  assertThinkingNotSwitchedOff(chatBody);
 
   const maxTokens = request.max_completion_tokens ?? request.max_tokens ?? options.maxTokensDefault;
   const { system, messages } = convertToMessagesPrompt(request.messages);
@@ -43,7 +41,7 @@ export function convertChatRequestToMessages(
     max_tokens: maxTokens,
     messages,
     ...(system.length > 0 ? { system } : {}),
-    thinking: upstreamThinking(chatBody.thinking, maxTokens, options.thinking),
+    thinking: upstreamThinking(request.thinking, maxTokens, options.thinking),
     ...(stopSequences ? { stop_sequences: stopSequences } : {}),
     ...(request.temperature != null ? { temperature: request.temperature } : {}),
     ...(request.top_p != null ? { top_p: request.top_p } : {}),
@@ -54,7 +52,7 @@ export function convertChatRequestToMessages(
 }
 
 /** Fields that would change the answer's shape and that the messages format cannot honour: refused, not dropped. */
-function refuseUntranslatable(request: ChatToMessagesRequest): void {
+function refuseUntranslatable(request: TranslatableChatRequest): void {
   if (request.n != null && request.n > 1) {
     throw badRequest('unsupported_parameter', 'n greater than 1 is not supported for this model; send n = 1.');
   }

@@ -1,6 +1,6 @@
 import { badRequest } from '../../http/gateway-error.ts';
-import type { ChatFunctionTool, ChatToolChoice } from './chat-request-schema.ts';
-import type { MessagesTool, MessagesToolChoice } from './messages-request.ts';
+import type { MessagesTool, MessagesToolChoice } from '../../wires/anthropic-messages/anthropic-messages-request.ts';
+import type { ChatFunctionTool, ChatToolChoice } from '../../wires/openai-chat/openai-chat-request.ts';
 
 /** A function without parameters still needs an object schema upstream. */
 const emptyInputSchema: Record<string, unknown> = { type: 'object', properties: {} };

@@ -1,21 +1,10 @@
-import type { ChatFinishReason } from './chat-completion.ts';
+import {
+  isMessagesStopReason,
+  type MessagesStopReason,
+} from '../../wires/anthropic-messages/anthropic-messages-stop-reason.ts';
+import type { ChatFinishReason } from '../../wires/openai-chat/openai-chat-finish-reason.ts';
 
-/** https://docs.anthropic.com/en/api/messages#response-stop-reason */
-export const messagesStopReasons = [
-  'end_turn',
-  'stop_sequence',
-  'max_tokens',
-  'tool_use',
-  'pause_turn',
-  'refusal',
-  'model_context_window_exceeded',
-] as const;
-export type MessagesStopReason = (typeof messagesStopReasons)[number];
-
-function isMessagesStopReason(value: string): value is MessagesStopReason {
-  return (messagesStopReasons as readonly string[]).includes(value);
-}
-
+/** https://docs.anthropic.com/en/api/messages#response-stop-reason → https://platform.openai.com/docs/api-reference/chat/object */
 export function mapMessagesStopReason(reason: MessagesStopReason): ChatFinishReason {
   switch (reason) {
     case 'end_turn':

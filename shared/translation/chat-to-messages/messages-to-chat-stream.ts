@@ -1,14 +1,15 @@
-import { createAnthropicMessagesStreamUsageReader } from '../../wires/anthropic-messages/anthropic-messages-usage.ts';
+import type { EventTransformer } from '../../streams/event-transformer.ts';
+import type { MessagesStreamEvent } from '../../wires/anthropic-messages/anthropic-messages-stream-event.ts';
+import { createMessagesStreamUsageReader } from '../../wires/anthropic-messages/anthropic-messages-usage.ts';
+import type { ChatFinishReason } from '../../wires/openai-chat/openai-chat-finish-reason.ts';
+import type {
+  ChatChunkDeltaOut,
+  ChatCompletionChunk,
+  ChatStreamEvent,
+} from '../../wires/openai-chat/openai-chat-stream-event.ts';
+import { chatUsageOfReport } from '../../wires/openai-chat/openai-chat-usage.ts';
 import { isRecord } from '../../wires/parse-json.ts';
-import type { EventRewriter } from '../../wires/usage-report.ts';
-import {
-  type ChatChunkDelta,
-  type ChatCompletionChunk,
-  type ChatFinishReason,
-  chatUsageFromReport,
-} from './chat-completion.ts';
 import { finishReasonOf } from './map-messages-stop-reason.ts';
-import { type MessagesStreamEvent, parseMessagesStreamEvent } from './messages-response-schema.ts';
 
 export interface MessagesToChatStreamOptions {
   /** The chat completion id every chunk carries (see `chatCompletionId`). */
@@ -28,19 +29,28 @@ type BlockState =
   | { kind: 'tool_use'; toolCallIndex: number; sentArguments: boolean; startInput: unknown }
   | { kind: 'ignored' };
 
-/** Turns parsed messages-format stream events into Chat Completions SSE text. */
-export function createMessagesToChatStreamTransform(options: MessagesToChatStreamOptions): EventRewriter {
+/**
+ * Messages-format stream events → Chat Completions stream events: every stream opens with the assistant role,
+ * text and thinking become `content` and `reasoning_content` deltas, each `tool_use` block a tool call numbered
+ * in order of appearance, and the stop reason the finish reason; with `include_usage`, a usage-only chunk
+ * comes before `[DONE]`. An upstream `error` event ends the stream with chat's error payload.
+ */
+export function createMessagesToChatTransformer(
+  options: MessagesToChatStreamOptions,
+): EventTransformer<MessagesStreamEvent, ChatStreamEvent> {
   const created = options.created ?? Math.floor(Date.now() / 1000);
-  const usageReader = createAnthropicMessagesStreamUsageReader();
+  // The answer's usage, for the usage chunk; it is this stream's own, read from the events it translates.
+  const usageReader = createMessagesStreamUsageReader();
   const blocks = new Map<number, BlockState>();
   // Chat numbers tool calls 0, 1, 2... in order of appearance; upstream block indexes also count text and thinking.
   let toolCallCount = 0;
   let started = false;
   let finishReason: ChatFinishReason | undefined;
   let closed = false;
+  let out: TransformStreamDefaultController<ChatStreamEvent>;
 
-  const chunk = (delta: ChatChunkDelta, reason: ChatFinishReason | null = null): string => {
-    const body: ChatCompletionChunk = {
+  const chunk = (delta: ChatChunkDeltaOut, reason: ChatFinishReason | null = null) => {
+    const written: ChatCompletionChunk = {
       id: options.id,
       object: 'chat.completion.chunk',
       created,
@@ -48,54 +58,65 @@ export function createMessagesToChatStreamTransform(options: MessagesToChatStrea
       choices: [{ index: 0, delta, logprobs: null, finish_reason: reason }],
       ...(options.includeUsage ? { usage: null } : {}),
     };
-    return sseData(body);
+    out.enqueue({ type: 'chunk', chunk: written });
   };
 
   /** Every stream opens with the assistant role, also when an engine skips `message_start`. */
-  const opening = (): string => {
-    if (started) return '';
+  const opening = () => {
+    if (started) return;
     started = true;
-    return chunk({ role: 'assistant', content: '' });
+    chunk({ role: 'assistant', content: '' });
   };
 
-  const emit = (delta: ChatChunkDelta, reason: ChatFinishReason | null = null): string =>
-    opening() + chunk(delta, reason);
+  const emit = (delta: ChatChunkDeltaOut, reason: ChatFinishReason | null = null) => {
+    opening();
+    chunk(delta, reason);
+  };
 
-  const finish = (reason: ChatFinishReason): string => {
-    if (finishReason !== undefined) return '';
+  const finish = (reason: ChatFinishReason) => {
+    if (finishReason !== undefined) return;
     finishReason = reason;
-    return emit({}, reason);
+    emit({}, reason);
   };
 
-  const complete = (): string => {
+  const complete = () => {
     closed = true;
-    const usage = chatUsageFromReport(usageReader.result());
-    const usageChunk: ChatCompletionChunk | undefined =
-      options.includeUsage && usage
-        ? { id: options.id, object: 'chat.completion.chunk', created, model: options.model, choices: [], usage }
-        : undefined;
-    return (usageChunk ? sseData(usageChunk) : '') + 'data: [DONE]\n\n';
+    const usage = chatUsageOfReport(usageReader.result());
+    if (options.includeUsage && usage) {
+      const usageChunk: ChatCompletionChunk = {
+        id: options.id,
+        object: 'chat.completion.chunk',
+        created,
+        model: options.model,
+        choices: [],
+        usage,
+      };
+      out.enqueue({ type: 'chunk', chunk: usageChunk });
+    }
+    out.enqueue({ type: 'done' });
   };
 
-  const fail = (type: string, message: string): string => {
+  const fail = (type: string, message: string) => {
     closed = true;
-    return sseData({ error: { message, type, code: type } });
+    out.enqueue({ type: 'error', error: { message, type, code: type } });
   };
 
-  const onBlockStart = (event: Extract<MessagesStreamEvent, { type: 'content_block_start' }>): string => {
+  const onBlockStart = (event: Extract<MessagesStreamEvent, { type: 'content_block_start' }>) => {
     const block = event.content_block;
     switch (block.type) {
       case 'text':
         blocks.set(event.index, { kind: 'text' });
-        return block.text ? emit({ content: block.text }) : '';
+        if (block.text) emit({ content: block.text });
+        return;
       case 'thinking':
         blocks.set(event.index, { kind: 'thinking' });
-        return block.thinking ? emit({ reasoning_content: block.thinking }) : '';
+        if (block.thinking) emit({ reasoning_content: block.thinking });
+        return;
       case 'tool_use': {
         const toolCallIndex = toolCallCount++;
         blocks.set(event.index, { kind: 'tool_use', toolCallIndex, sentArguments: false, startInput: block.input });
         // The first fragment of a call names it; the SDKs assemble later fragments by `index` alone.
-        return emit({
+        emit({
           tool_calls: [
             {
               index: toolCallIndex,
@@ -105,42 +126,41 @@ export function createMessagesToChatStreamTransform(options: MessagesToChatStrea
             },
           ],
         });
+        return;
       }
       default:
         // Redacted thinking, server tools and block types added later have no chat counterpart.
         blocks.set(event.index, { kind: 'ignored' });
-        return '';
+        return;
     }
   };
 
-  const onBlockDelta = (event: Extract<MessagesStreamEvent, { type: 'content_block_delta' }>): string => {
+  const onBlockDelta = (event: Extract<MessagesStreamEvent, { type: 'content_block_delta' }>) => {
     const block = blocks.get(event.index);
     const { delta } = event;
-    if (block?.kind === 'text' && delta.type === 'text_delta' && delta.text) return emit({ content: delta.text });
-    if (block?.kind === 'thinking' && delta.type === 'thinking_delta' && delta.thinking) {
-      return emit({ reasoning_content: delta.thinking });
-    }
-    if (block?.kind === 'tool_use' && delta.type === 'input_json_delta' && delta.partial_json) {
+    if (block?.kind === 'text' && delta.type === 'text_delta' && delta.text) emit({ content: delta.text });
+    else if (block?.kind === 'thinking' && delta.type === 'thinking_delta' && delta.thinking) {
+      emit({ reasoning_content: delta.thinking });
+    } else if (block?.kind === 'tool_use' && delta.type === 'input_json_delta' && delta.partial_json) {
       block.sentArguments = true;
-      return emit({ tool_calls: [{ index: block.toolCallIndex, function: { arguments: delta.partial_json } }] });
+      emit({ tool_calls: [{ index: block.toolCallIndex, function: { arguments: delta.partial_json } }] });
     }
     // signature_delta, citations_delta and deltas of ignored blocks carry nothing a chat client reads.
-    return '';
   };
 
   /**
    * A call whose input never streamed (no arguments, or an engine that sends the whole input in the start
    * event) still gets JSON arguments, so a client can always parse them.
    */
-  const onBlockStop = (index: number): string => {
+  const onBlockStop = (index: number) => {
     const block = blocks.get(index);
-    if (block?.kind !== 'tool_use' || block.sentArguments) return '';
+    if (block?.kind !== 'tool_use' || block.sentArguments) return;
     block.sentArguments = true;
     const input = isRecord(block.startInput) ? block.startInput : {};
-    return emit({ tool_calls: [{ index: block.toolCallIndex, function: { arguments: JSON.stringify(input) } }] });
+    emit({ tool_calls: [{ index: block.toolCallIndex, function: { arguments: JSON.stringify(input) } }] });
   };
 
-  const translate = (event: MessagesStreamEvent): string => {
+  const translate = (event: MessagesStreamEvent) => {
     switch (event.type) {
       case 'message_start':
         return opening();
@@ -151,11 +171,13 @@ export function createMessagesToChatStreamTransform(options: MessagesToChatStrea
       case 'content_block_stop':
         return onBlockStop(event.index);
       case 'message_delta':
-        return event.delta?.stop_reason ? finish(finishReasonOf(event.delta.stop_reason)) : '';
+        if (event.delta?.stop_reason) finish(finishReasonOf(event.delta.stop_reason));
+        return;
       case 'message_stop':
-        return finish('stop') + complete();
+        finish('stop');
+        return complete();
       case 'ping':
-        return '';
+        return;
       case 'error':
         return fail(
           event.error?.type ?? 'api_error',
@@ -169,21 +191,17 @@ export function createMessagesToChatStreamTransform(options: MessagesToChatStrea
   };
 
   return {
-    push(event) {
+    transform(event, controller) {
+      out = controller;
       usageReader.push(event);
-      if (closed) return '';
-      const parsed = parseMessagesStreamEvent(event.data);
-      return parsed ? translate(parsed) : '';
+      if (!closed) translate(event);
     },
-    end() {
-      if (closed) return '';
+    flush(controller) {
+      out = controller;
+      if (closed) return;
       // Some engines stop after `message_delta` without `message_stop`; the answer itself is whole by then.
-      if (finishReason !== undefined) return complete();
-      return fail('upstream_stream_incomplete', 'The upstream stream ended before the answer was complete.');
+      if (finishReason !== undefined) complete();
+      else fail('upstream_stream_incomplete', 'The upstream stream ended before the answer was complete.');
     },
   };
-}
-
-function sseData(payload: unknown): string {
-  return `data: ${JSON.stringify(payload)}\n\n`;
 }

@@ -1,6 +1,6 @@
 import { badRequest } from '../../http/gateway-error.ts';
+import type { MessagesThinking } from '../../wires/anthropic-messages/anthropic-messages-request.ts';
 import { isRecord } from '../../wires/parse-json.ts';
-import type { MessagesThinking } from './messages-request.ts';
 
 /**
  * How the gateway turns thinking on upstream when the client says nothing: `enabled` sends a token budget
@@ -10,38 +10,6 @@ export type ThinkingForm = { type: 'enabled' } | { type: 'adaptive' };
 
 /** The vendor refuses a smaller budget; below it an engine may still accept one, so it is a floor, not a rule. */
 export const minimumThinkingBudgetTokens = 1024;
-
-/**
- * The explicit "thinking off" switches that OpenAI-compatible clients send, named for the error message:
- * `thinking: {type: "disabled"}` (messages-style and GLM/Kimi-style APIs), `reasoning_effort: "none"`
- * (OpenAI), `reasoning: {effort: "none"}` or `{enabled: false}` (router-style), `enable_thinking: false`
- * (Qwen-style), `chat_template_kwargs.thinking` / `.enable_thinking` `false` (vLLM-style). Lower efforts such
- * as `minimal` still think, so they do not count.
- */
-export function thinkingOffSwitch(body: Record<string, unknown>): string | undefined {
-  const { thinking, reasoning, chat_template_kwargs: templateArguments } = body;
-  if (thinking === false) return 'thinking: false';
-  if (isRecord(thinking) && thinking.type === 'disabled') return 'thinking.type: "disabled"';
-  if (body.reasoning_effort === 'none') return 'reasoning_effort: "none"';
-  if (isRecord(reasoning) && reasoning.effort === 'none') return 'reasoning.effort: "none"';
-  if (isRecord(reasoning) && reasoning.enabled === false) return 'reasoning.enabled: false';
-  if (body.enable_thinking === false) return 'enable_thinking: false';
-  if (isRecord(templateArguments)) {
-    if (templateArguments.thinking === false) return 'chat_template_kwargs.thinking: false';
-    if (templateArguments.enable_thinking === false) return 'chat_template_kwargs.enable_thinking: false';
-  }
-  return undefined;
-}
-
-/** Alpha models only run with thinking on (spec §4.4 rule 3), so a request that switches it off is refused. */
-export function assertThinkingNotSwitchedOff(body: Record<string, unknown>): void {
-  const offSwitch = thinkingOffSwitch(body);
-  if (offSwitch === undefined) return;
-  throw badRequest(
-    'thinking_required',
-    `This model requires thinking mode and it cannot be switched off: remove ${offSwitch} from the request.`,
-  );
-}
 
 /**
  * Half of `max_tokens` for reasoning, half for the answer; raised to the vendor minimum (1024) when
@@ -64,7 +32,7 @@ export function thinkingBudgetTokens(maxTokens: number): number {
 /**
  * The `thinking` sent upstream. A client may choose the form itself (`{type: "enabled", budget_tokens}` or
  * `{type: "adaptive"}`, as messages-style clients do); otherwise the route's form applies. Switching thinking
- * off is checked before this by `assertThinkingNotSwitchedOff`.
+ * off is refused before this, once, on the client's own request (`assertThinkingNotSwitchedOff`).
  */
 export function upstreamThinking(clientThinking: unknown, maxTokens: number, form: ThinkingForm): MessagesThinking {
   if (clientThinking === undefined || clientThinking === null) return thinkingOfForm(form, maxTokens);

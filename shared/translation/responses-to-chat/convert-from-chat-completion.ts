@@ -1,15 +1,12 @@
-import { GatewayError } from '../../http/gateway-error.ts';
-import { type ChatCompletionAnswer, chatCompletionAnswerSchema } from './chat-answer-schema.ts';
+import type { ChatCompletionAnswer } from '../../wires/openai-chat/openai-chat-answer.ts';
+import type {
+  ResponsesItemStatus,
+  ResponsesOutputItem,
+  ResponsesResponse,
+} from '../../wires/openai-responses/openai-responses-response.ts';
+import { unreadableAnswer } from '../../wires/parse-json.ts';
+import { buildResponse, callArguments, outputItemId, type ResponseIdentity } from './build-response.ts';
 import { endingOf } from './map-chat-finish-reason.ts';
-import {
-  buildResponse,
-  callArguments,
-  outputItemId,
-  type ResponseIdentity,
-  type ResponsesItemStatus,
-  type ResponsesOutputItem,
-  type ResponsesResponse,
-} from './responses-response.ts';
 import { responsesUsageOf } from './responses-usage.ts';
 
 type ChatAnswerMessage = NonNullable<NonNullable<ChatCompletionAnswer['choices']>[number]['message']>;
@@ -18,20 +15,14 @@ type ChatAnswerMessage = NonNullable<NonNullable<ChatCompletionAnswer['choices']
  * A `chat.completion` → a Responses `response`. The text becomes one message item with one `output_text`
  * part, each tool call a `function_call` item after it, as the vendor orders them; `reasoning_content` is left
  * out (a Responses reasoning item would need the vendor's encrypted state to be sent back). A stop by length
- * is `incomplete` with reason `max_output_tokens`. A 200 whose body is not a chat answer is an upstream
- * fault (502).
+ * is `incomplete` with reason `max_output_tokens`. An answer without a choice is an upstream fault (502).
  */
 export function convertChatCompletionToResponse(
-  chatCompletion: unknown,
+  chatCompletion: ChatCompletionAnswer,
   identity: ResponseIdentity,
 ): ResponsesResponse {
-  const parsed = chatCompletionAnswerSchema.safeParse(chatCompletion);
-  const choice = parsed.success ? parsed.data.choices?.[0] : undefined;
-  if (!parsed.success || !choice) {
-    throw new GatewayError(502, 'upstream_invalid_response', 'The upstream provider returned an unreadable answer.', {
-      cause: parsed.error,
-    });
-  }
+  const choice = chatCompletion.choices?.[0];
+  if (!choice) throw unreadableAnswer('the chat answer has no choice');
   const ending = endingOf(choice.finish_reason);
   const itemStatus: ResponsesItemStatus = ending.status === 'completed' ? 'completed' : 'incomplete';
   return buildResponse(
@@ -39,7 +30,7 @@ export function convertChatCompletionToResponse(
     {
       status: ending.status,
       output: outputItemsOf(choice.message ?? {}, identity.id, itemStatus),
-      usage: responsesUsageOf(parsed.data.usage),
+      usage: responsesUsageOf(chatCompletion.usage),
       incompleteReason: ending.status === 'incomplete' ? ending.reason : undefined,
     },
   );

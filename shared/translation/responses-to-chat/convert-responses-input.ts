@@ -1,11 +1,11 @@
 import { badRequest } from '../../http/gateway-error.ts';
-import type { ChatRequestContent, ChatRequestMessage, ChatTextPart } from './chat-request.ts';
+import type { ChatMessageOut, ChatTextPartOut } from '../../wires/openai-chat/openai-chat-request.ts';
 import {
   isMessageItem,
   type ResponsesContentPart,
   type ResponsesInputItem,
   type ResponsesMessageItem,
-} from './responses-request-schema.ts';
+} from '../../wires/openai-responses/openai-responses-request.ts';
 
 const textOnlyAdvice = 'Send input as a string, or as {role, content} messages whose content is text.';
 
@@ -19,8 +19,8 @@ const textOnlyAdvice = 'Send input as a string, or as {role, content} messages w
 export function convertResponsesInput(
   input: string | readonly ResponsesInputItem[],
   instructions: string | null | undefined,
-): ChatRequestMessage[] {
-  const messages: ChatRequestMessage[] = [];
+): ChatMessageOut[] {
+  const messages: ChatMessageOut[] = [];
   if (instructions) messages.push({ role: 'system', content: instructions });
   if (typeof input === 'string') {
     messages.push({ role: 'user', content: input });
@@ -38,7 +38,7 @@ export function convertResponsesInput(
   return messages;
 }
 
-function messageOf(item: ResponsesMessageItem, position: number): ChatRequestMessage {
+function messageOf(item: ResponsesMessageItem, position: number): ChatMessageOut {
   const content = contentOf(item.content, position);
   switch (item.role) {
     case 'user':
@@ -57,14 +57,14 @@ function messageOf(item: ResponsesMessageItem, position: number): ChatRequestMes
 }
 
 /** One text part is sent as a plain string, the form every compatible upstream accepts. */
-function contentOf(content: string | readonly ResponsesContentPart[], position: number): ChatRequestContent {
+function contentOf(content: string | readonly ResponsesContentPart[], position: number): ChatMessageOut['content'] {
   if (typeof content === 'string') return content;
   const parts = content.map((part, partPosition) => textPartOf(part, `input.${position}.content.${partPosition}`));
   const [only] = parts;
   return parts.length === 1 && only ? only.text : parts;
 }
 
-function textPartOf(part: ResponsesContentPart, where: string): ChatTextPart {
+function textPartOf(part: ResponsesContentPart, where: string): ChatTextPartOut {
   switch (part.type) {
     case 'input_text':
     case 'output_text':

@@ -1,12 +1,12 @@
 import { badRequest } from '../../http/gateway-error.ts';
-import type { ChatRequestTool, ChatRequestToolChoice } from './chat-request.ts';
+import type { ChatToolChoiceOut, ChatToolOut } from '../../wires/openai-chat/openai-chat-request.ts';
 import {
   isFunctionTool,
   type ResponsesFunctionTool,
   type ResponsesTool,
   type ResponsesToolChoiceInput,
-} from './responses-request-schema.ts';
-import type { ResponsesToolChoice } from './responses-response.ts';
+} from '../../wires/openai-responses/openai-responses-request.ts';
+import type { ResponsesToolChoice } from '../../wires/openai-responses/openai-responses-response.ts';
 
 /**
  * Function tools only: hosted tools (web search, file search, code interpreter, MCP, custom tools) run on the
@@ -24,7 +24,7 @@ export function functionToolsOf(tools: readonly ResponsesTool[]): ResponsesFunct
 }
 
 /** The Responses form is flat (`{type, name, parameters}`); chat nests the definition under `function`. */
-export function convertTools(tools: readonly ResponsesFunctionTool[]): ChatRequestTool[] {
+export function convertTools(tools: readonly ResponsesFunctionTool[]): ChatToolOut[] {
   return tools.map((tool) => ({
     type: 'function',
     function: {
@@ -71,6 +71,6 @@ export function readToolChoice(
   return { type: 'function', name: toolChoice.name };
 }
 
-export function convertToolChoice(toolChoice: ResponsesToolChoice): ChatRequestToolChoice {
+export function convertToolChoice(toolChoice: ResponsesToolChoice): ChatToolChoiceOut {
   return typeof toolChoice === 'string' ? toolChoice : { type: 'function', function: { name: toolChoice.name } };
 }

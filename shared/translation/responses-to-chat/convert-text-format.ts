@@ -1,6 +1,6 @@
 import { badRequest } from '../../http/gateway-error.ts';
-import type { ChatResponseFormat } from './chat-request.ts';
-import type { ResponsesTextFormat } from './responses-request-schema.ts';
+import type { ChatResponseFormatOut } from '../../wires/openai-chat/openai-chat-request.ts';
+import type { ResponsesTextFormat } from '../../wires/openai-responses/openai-responses-request.ts';
 
 /**
  * `text.format` → chat `response_format`. The Responses form is flat (`{type: "json_schema", name, schema}`);
@@ -8,7 +8,7 @@ import type { ResponsesTextFormat } from './responses-request-schema.ts';
  * JSON format is the route's to decide (the messages route refuses it), so nothing is dropped here.
  * https://platform.openai.com/docs/guides/structured-outputs
  */
-export function convertTextFormat(format: ResponsesTextFormat | null | undefined): ChatResponseFormat | undefined {
+export function convertTextFormat(format: ResponsesTextFormat | null | undefined): ChatResponseFormatOut | undefined {
   if (!format) return undefined;
   switch (format.type) {
     case 'text':

@@ -1,14 +1,14 @@
 import { badRequest } from '../../http/gateway-error.ts';
-import { parseRequest } from '../../http/parse-request.ts';
-import type { ChatRequest } from './chat-request.ts';
+import type { ChatRequestOut } from '../../wires/openai-chat/openai-chat-request.ts';
+import type { TranslatableResponsesRequest } from '../../wires/openai-responses/openai-responses-request.ts';
+import type { ResponseSettings } from '../../wires/openai-responses/openai-responses-response.ts';
 import { convertResponsesInput } from './convert-responses-input.ts';
 import { convertToolChoice, convertTools, functionToolsOf, readToolChoice } from './convert-responses-tools.ts';
 import { convertTextFormat } from './convert-text-format.ts';
-import { type ResponsesRequest, responsesRequestSchema } from './responses-request-schema.ts';
-import type { ResponseSettings } from './responses-response.ts';
 
 /**
- * A Responses request → a Chat Completions request, for a model whose upstream speaks chat (and, through the
+ * A Responses request, every part read (`translatableResponsesRequestSchema`) → a Chat Completions request, for
+ * a model whose upstream speaks chat (and, through the
  * chat-to-messages translator after this, one that speaks messages). Throws a 400 GatewayError for what cannot
  * be translated, before anything is reserved or sent.
  *
@@ -23,8 +23,7 @@ import type { ResponseSettings } from './responses-response.ts';
  *   only echoed back, `user`, `safety_identifier`, `prompt_cache_key`, `service_tier`, `include`,
  *   `truncation`, `text.verbosity`, `reasoning.summary`, `top_logprobs`) are dropped.
  */
-export function convertResponsesRequestToChat(body: Record<string, unknown>): ChatRequest {
-  const request = parseRequest(responsesRequestSchema, body);
+export function convertResponsesRequestToChat(request: TranslatableResponsesRequest): ChatRequestOut {
   refuseStoredState(request);
   if (request.input === undefined) {
     throw badRequest('invalid_request', 'input is required: send the conversation as a string or a list of messages.');
@@ -60,10 +59,9 @@ export function convertResponsesRequestToChat(body: Record<string, unknown>): Ch
 
 /**
  * The request settings the response repeats, as the vendor's response does (`tools`, `tool_choice`,
- * `temperature`...). For a body `convertResponsesRequestToChat` accepted; it throws on the same bodies it refuses.
+ * `temperature`...). For a request `convertResponsesRequestToChat` accepted; it throws on the same ones it refuses.
  */
-export function responseSettingsOf(body: Record<string, unknown>): ResponseSettings {
-  const request = parseRequest(responsesRequestSchema, body);
+export function responseSettingsOf(request: TranslatableResponsesRequest): ResponseSettings {
   const tools = request.tools ? functionToolsOf(request.tools) : [];
   return {
     instructions: request.instructions ?? null,
@@ -86,7 +84,7 @@ export function responseSettingsOf(body: Record<string, unknown>): ResponseSetti
 
 const storedStateAdvice = 'The gateway stores no responses: send the whole conversation in input instead.';
 
-function refuseStoredState(request: ResponsesRequest): void {
+function refuseStoredState(request: TranslatableResponsesRequest): void {
   if (request.previous_response_id) {
     throw badRequest(
       'unsupported_parameter',

@@ -1,15 +1,8 @@
-import type { ResponsesIncompleteReason } from './responses-response.ts';
-
-/** https://platform.openai.com/docs/api-reference/chat/object#chat/object-choices */
-export const chatFinishReasons = ['stop', 'length', 'tool_calls', 'content_filter', 'function_call'] as const;
-export type ChatFinishReason = (typeof chatFinishReasons)[number];
+import { type ChatFinishReason, isChatFinishReason } from '../../wires/openai-chat/openai-chat-finish-reason.ts';
+import type { ResponsesIncompleteReason } from '../../wires/openai-responses/openai-responses-response.ts';
 
 /** How a Responses answer ends: whole, or cut short for a reason `incomplete_details` names. */
 export type ResponsesEnding = { status: 'completed' } | { status: 'incomplete'; reason: ResponsesIncompleteReason };
-
-function isChatFinishReason(value: string): value is ChatFinishReason {
-  return (chatFinishReasons as readonly string[]).includes(value);
-}
 
 /** https://platform.openai.com/docs/api-reference/responses/object#responses/object-incomplete_details */
 export function mapChatFinishReason(reason: ChatFinishReason): ResponsesEnding {

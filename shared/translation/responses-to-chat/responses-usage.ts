@@ -1,6 +1,5 @@
-import { usageFromChatUsage } from '../../wires/openai-chat/openai-chat-usage.ts';
-import type { ChatAnswerUsage } from './chat-answer-schema.ts';
-import type { ResponsesUsage } from './responses-response.ts';
+import { type ChatUsage, usageReportOfChatUsage } from '../../wires/openai-chat/openai-chat-usage.ts';
+import type { ResponsesUsageOut } from '../../wires/openai-responses/openai-responses-response.ts';
 
 /**
  * Chat usage → Responses usage. Both count the same way (input includes cached tokens, output includes
@@ -10,9 +9,9 @@ import type { ResponsesUsage } from './responses-response.ts';
  * numbers; the totals, which usage is settled on, never depend on them (the messages route, for one, folds
  * cache writes into input and reports no reasoning count).
  */
-export function responsesUsageOf(usage: ChatAnswerUsage | null | undefined): ResponsesUsage | undefined {
+export function responsesUsageOf(usage: ChatUsage | null | undefined): ResponsesUsageOut | undefined {
   if (!usage) return undefined;
-  const report = usageFromChatUsage(usage);
+  const report = usageReportOfChatUsage(usage);
   if (report.inputTokens === null || report.outputTokens === null) return undefined;
   return {
     input_tokens: report.inputTokens,

@@ -1,8 +1,7 @@
 import { joinUrl, type UpstreamTarget, type UpstreamWireFormat, type WireOperation } from '../upstream-wire-format.ts';
-import {
-  anthropicMessagesUsageFromBody,
-  createAnthropicMessagesStreamUsageReader,
-} from './anthropic-messages-usage.ts';
+import { type MessagesAnswer, parseMessagesAnswer, usageOfMessagesAnswer } from './anthropic-messages-answer.ts';
+import { type MessagesStreamEvent, parseMessagesStreamEvent } from './anthropic-messages-stream-event.ts';
+import { createMessagesStreamUsageReader } from './anthropic-messages-usage.ts';
 
 /** The API version every request pins; the vendor refuses requests without one. */
 export const anthropicVersion = '2023-06-01';
@@ -30,7 +29,7 @@ function messagesHeaders(target: UpstreamTarget): Record<string, string> {
 }
 
 /** The messages-format vendor API and engines compatible with it. */
-export const anthropicMessagesUpstreamWire: UpstreamWireFormat = {
+export const anthropicMessagesUpstreamWire: UpstreamWireFormat<MessagesAnswer, MessagesStreamEvent> = {
   wire: 'anthropic-messages',
   // Beta feature flags (prompt caching, extended context, interleaved thinking…): the body fields they unlock
   // are refused without them.
@@ -49,6 +48,9 @@ export const anthropicMessagesUpstreamWire: UpstreamWireFormat = {
       body: JSON.stringify(upstreamBody),
     };
   },
-  usageFromBody: anthropicMessagesUsageFromBody,
-  createStreamUsageReader: createAnthropicMessagesStreamUsageReader,
+  usageOfAnswer: usageOfMessagesAnswer,
+  parseAnswer: parseMessagesAnswer,
+  parseEvent: parseMessagesStreamEvent,
+  isFailure: (event) => event.type === 'error',
+  createUsageReader: createMessagesStreamUsageReader,
 };

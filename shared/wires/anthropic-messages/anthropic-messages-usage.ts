@@ -1,9 +1,20 @@
+import * as z from '../../validation/zod.ts';
 import type { StreamUsageReader, UsageReport } from '../usage-report.ts';
-import {
-  type AnthropicMessagesUsage,
-  anthropicMessagesResponseSchema,
-  parseAnthropicMessagesStreamEvent,
-} from './anthropic-messages-api.ts';
+import type { MessagesStreamEvent } from './anthropic-messages-stream-event.ts';
+
+/**
+ * `input_tokens` EXCLUDES cache reads and cache writes here, unlike the gateway's usage report. In
+ * `message_delta` every count is cumulative and may be `null`, which means "not restated", never 0.
+ * https://docs.anthropic.com/en/api/messages#response-usage
+ */
+export const messagesUsageSchema = z.object({
+  input_tokens: z.nullish(z.number()),
+  cache_read_input_tokens: z.nullish(z.number()),
+  cache_creation_input_tokens: z.nullish(z.number()),
+  output_tokens: z.nullish(z.number()),
+});
+
+export type MessagesUsage = z.infer<typeof messagesUsageSchema>;
 
 interface UsageCounts {
   inputTokens: number | null;
@@ -25,10 +36,7 @@ function toUsageReport(counts: UsageCounts): UsageReport {
   return { inputTokens, cachedInputTokens: counts.cacheReadInputTokens, outputTokens: counts.outputTokens };
 }
 
-export function anthropicMessagesUsageFromBody(body: unknown): UsageReport | undefined {
-  const parsed = anthropicMessagesResponseSchema.safeParse(body);
-  if (!parsed.success || !parsed.data.usage) return undefined;
-  const usage = parsed.data.usage;
+export function usageReportOfMessagesUsage(usage: MessagesUsage): UsageReport {
   return toUsageReport({
     inputTokens: usage.input_tokens ?? null,
     cacheReadInputTokens: usage.cache_read_input_tokens ?? null,
@@ -45,7 +53,7 @@ export function anthropicMessagesUsageFromBody(body: unknown): UsageReport | und
  * The `output_tokens` of `message_start` (usually 1) is a placeholder, not a measurement: output stays
  * unknown until a `message_delta` reports it, so an interrupted stream is not charged as one output token.
  */
-export function createAnthropicMessagesStreamUsageReader(): StreamUsageReader {
+export function createMessagesStreamUsageReader(): StreamUsageReader<MessagesStreamEvent> {
   const counts: UsageCounts = {
     inputTokens: null,
     cacheReadInputTokens: null,
@@ -54,7 +62,7 @@ export function createAnthropicMessagesStreamUsageReader(): StreamUsageReader {
   };
   let sawUsage = false;
 
-  const takeInputCounts = (usage: AnthropicMessagesUsage) => {
+  const takeInputCounts = (usage: MessagesUsage) => {
     counts.inputTokens = usage.input_tokens ?? counts.inputTokens;
     counts.cacheReadInputTokens = usage.cache_read_input_tokens ?? counts.cacheReadInputTokens;
     counts.cacheCreationInputTokens = usage.cache_creation_input_tokens ?? counts.cacheCreationInputTokens;
@@ -62,14 +70,13 @@ export function createAnthropicMessagesStreamUsageReader(): StreamUsageReader {
 
   return {
     push(event) {
-      const parsed = parseAnthropicMessagesStreamEvent(event.data);
-      if (parsed?.type === 'message_start' && parsed.message.usage) {
+      if (event.type === 'message_start' && event.message?.usage) {
         sawUsage = true;
-        takeInputCounts(parsed.message.usage);
-      } else if (parsed?.type === 'message_delta' && parsed.usage) {
+        takeInputCounts(event.message.usage);
+      } else if (event.type === 'message_delta' && event.usage) {
         sawUsage = true;
-        takeInputCounts(parsed.usage);
-        counts.outputTokens = parsed.usage.output_tokens ?? counts.outputTokens;
+        takeInputCounts(event.usage);
+        counts.outputTokens = event.usage.output_tokens ?? counts.outputTokens;
       }
     },
     result: () => (sawUsage ? toUsageReport(counts) : undefined),

@@ -1,5 +1,7 @@
 import * as z from '../../validation/zod.ts';
-import { parseJson } from '../parse-json.ts';
+import { unreadableAnswer } from '../parse-json.ts';
+import type { UsageReport } from '../usage-report.ts';
+import { usageReportOfGeminiUsage } from './gemini-usage.ts';
 
 /**
  * What the generate-content vendor API returns, read tolerantly: only the fields the gateway uses, each
@@ -49,6 +51,8 @@ export const geminiErrorSchema = z.object({
   status: z.nullish(z.string()),
 });
 
+export type GeminiError = z.infer<typeof geminiErrorSchema>;
+
 export const geminiResponseSchema = z.object({
   candidates: z.nullish(z.array(candidateSchema)),
   /** Set instead of candidates when the prompt itself was blocked; that response is final too. */
@@ -60,8 +64,18 @@ export const geminiResponseSchema = z.object({
 
 export type GeminiResponse = z.infer<typeof geminiResponseSchema>;
 
-/** Parses one SSE `data` payload; `undefined` for anything else, so a reader never throws. */
-export function parseGeminiStreamChunk(data: string): GeminiResponse | undefined {
-  const parsed = geminiResponseSchema.safeParse(parseJson(data));
-  return parsed.success ? parsed.data : undefined;
+/** Where usage sits in an answer; read apart from the rest, so an answer a translator could not read still counts. */
+const answerUsageSchema = z.pick(geminiResponseSchema, { usageMetadata: true });
+
+export function usageOfGeminiAnswer(answer: unknown): UsageReport | undefined {
+  const parsed = answerUsageSchema.safeParse(answer);
+  if (!parsed.success || !parsed.data.usageMetadata) return undefined;
+  return usageReportOfGeminiUsage(parsed.data.usageMetadata);
+}
+
+/** A generate-content answer read for translation; a 200 whose body is not one is an upstream fault (502). */
+export function parseGeminiAnswer(answer: unknown): GeminiResponse {
+  const parsed = geminiResponseSchema.safeParse(answer);
+  if (!parsed.success) throw unreadableAnswer(parsed.error);
+  return parsed.data;
 }

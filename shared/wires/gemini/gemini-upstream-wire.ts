@@ -1,6 +1,8 @@
 import { isRecord } from '../parse-json.ts';
 import { joinUrl, type UpstreamWireFormat, type WireOperation } from '../upstream-wire-format.ts';
-import { createGeminiStreamUsageReader, geminiUsageFromBody } from './gemini-usage.ts';
+import { type GeminiResponse, parseGeminiAnswer, usageOfGeminiAnswer } from './gemini-response.ts';
+import { type GeminiStreamEvent, parseGeminiStreamEvent } from './gemini-stream-event.ts';
+import { createGeminiStreamUsageReader } from './gemini-usage.ts';
 
 /**
  * The model is a path segment, `models/{model}`. A name that already carries the `models/` prefix (the form the
@@ -47,7 +49,7 @@ function rewriteNestedModel(body: Record<string, unknown>, upstreamModel: string
 }
 
 /** The generate-content vendor API and engines compatible with it. */
-export const geminiUpstreamWire: UpstreamWireFormat = {
+export const geminiUpstreamWire: UpstreamWireFormat<GeminiResponse, GeminiStreamEvent> = {
   wire: 'gemini',
   forwardedClientHeaders: [],
   buildUpstreamRequest({ target, body, upstreamModel, stream, operation }) {
@@ -61,6 +63,9 @@ export const geminiUpstreamWire: UpstreamWireFormat = {
       body: JSON.stringify(upstreamBody),
     };
   },
-  usageFromBody: geminiUsageFromBody,
-  createStreamUsageReader: createGeminiStreamUsageReader,
+  usageOfAnswer: usageOfGeminiAnswer,
+  parseAnswer: parseGeminiAnswer,
+  parseEvent: parseGeminiStreamEvent,
+  isFailure: (event) => event.type === 'error',
+  createUsageReader: createGeminiStreamUsageReader,
 };

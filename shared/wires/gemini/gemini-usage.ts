@@ -1,17 +1,13 @@
 import type { StreamUsageReader, UsageReport } from '../usage-report.ts';
-import {
-  type GeminiResponse,
-  type GeminiUsageMetadata,
-  geminiResponseSchema,
-  parseGeminiStreamChunk,
-} from './gemini-api.ts';
+import type { GeminiResponse, GeminiUsageMetadata } from './gemini-response.ts';
+import type { GeminiStreamEvent } from './gemini-stream-event.ts';
 
 /**
  * Input is the prompt (cached content included) plus tool-use prompt tokens, which are billed as input but
  * counted apart. Output is candidates plus thoughts, since thinking is billed as output; a part that is missing
  * counts 0 only when the other one is reported.
  */
-function toUsageReport(usage: GeminiUsageMetadata): UsageReport {
+export function usageReportOfGeminiUsage(usage: GeminiUsageMetadata): UsageReport {
   const prompt = usage.promptTokenCount ?? null;
   const candidates = usage.candidatesTokenCount ?? null;
   const thoughts = usage.thoughtsTokenCount ?? null;
@@ -20,12 +16,6 @@ function toUsageReport(usage: GeminiUsageMetadata): UsageReport {
     cachedInputTokens: usage.cachedContentTokenCount ?? null,
     outputTokens: candidates === null && thoughts === null ? null : (candidates ?? 0) + (thoughts ?? 0),
   };
-}
-
-export function geminiUsageFromBody(body: unknown): UsageReport | undefined {
-  const parsed = geminiResponseSchema.safeParse(body);
-  if (!parsed.success || !parsed.data.usageMetadata) return undefined;
-  return toUsageReport(parsed.data.usageMetadata);
 }
 
 /** The last chunk says why the answer ended, or that the prompt was blocked; either way nothing follows. */
@@ -40,19 +30,19 @@ function isFinalChunk(chunk: GeminiResponse): boolean {
  * a stream that stopped before its final chunk are only a part of what was generated: output stays unknown
  * until the final chunk, so an interrupted stream is charged conservatively rather than undercounted.
  */
-export function createGeminiStreamUsageReader(): StreamUsageReader {
+export function createGeminiStreamUsageReader(): StreamUsageReader<GeminiStreamEvent> {
   let latest: GeminiUsageMetadata | undefined;
   let finished = false;
   return {
     push(event) {
-      const chunk = parseGeminiStreamChunk(event.data);
-      if (!chunk) return;
+      if (event.type !== 'chunk') return;
+      const { chunk } = event;
       if (chunk.usageMetadata) latest = mergeDefined(latest, chunk.usageMetadata);
       if (isFinalChunk(chunk)) finished = true;
     },
     result() {
       if (!latest) return undefined;
-      const report = toUsageReport(latest);
+      const report = usageReportOfGeminiUsage(latest);
       return finished ? report : { ...report, outputTokens: null };
     },
   };

@@ -1,9 +1,11 @@
 import { isRecord } from '../parse-json.ts';
 import { joinUrl, type UpstreamWireFormat } from '../upstream-wire-format.ts';
-import { chatUsageFromBody, createChatStreamUsageReader } from './openai-chat-usage.ts';
+import { type ChatCompletionAnswer, parseChatAnswer, usageOfChatAnswer } from './openai-chat-answer.ts';
+import { type ChatStreamEvent, parseChatStreamEvent } from './openai-chat-stream-event.ts';
+import { createChatStreamUsageReader } from './openai-chat-usage.ts';
 
 /** OpenAI-compatible Chat Completions upstreams (plain, GLM-type, DeepSeek-type). */
-export const openaiChatUpstreamWire: UpstreamWireFormat = {
+export const openaiChatUpstreamWire: UpstreamWireFormat<ChatCompletionAnswer, ChatStreamEvent> = {
   wire: 'openai-chat',
   forwardedClientHeaders: [],
   buildUpstreamRequest({ target, body, upstreamModel, stream }) {
@@ -19,6 +21,9 @@ export const openaiChatUpstreamWire: UpstreamWireFormat = {
       body: JSON.stringify(upstreamBody),
     };
   },
-  usageFromBody: chatUsageFromBody,
-  createStreamUsageReader: createChatStreamUsageReader,
+  usageOfAnswer: usageOfChatAnswer,
+  parseAnswer: parseChatAnswer,
+  parseEvent: parseChatStreamEvent,
+  isFailure: (event) => event.type === 'error',
+  createUsageReader: createChatStreamUsageReader,
 };

@@ -1,9 +1,28 @@
-import type * as z from '../../validation/zod.ts';
-import { parseJson } from '../parse-json.ts';
+import * as z from '../../validation/zod.ts';
 import type { StreamUsageReader, UsageReport } from '../usage-report.ts';
-import { chatCompletionChunkSchema, chatCompletionResponseSchema, type chatUsageSchema } from './openai-chat-api.ts';
+import type { ChatStreamEvent } from './openai-chat-stream-event.ts';
 
-export function usageFromChatUsage(usage: z.infer<typeof chatUsageSchema>): UsageReport {
+/**
+ * Usage as OpenAI-compatible providers report it, tolerant of the fields some of them rename or omit. Both counts
+ * include their parts: `prompt_tokens` the cached tokens, `completion_tokens` the reasoning tokens.
+ */
+export const chatUsageSchema = z.looseObject({
+  prompt_tokens: z.nullish(z.number()),
+  completion_tokens: z.nullish(z.number()),
+  // Cache writes appear here on router-style APIs.
+  prompt_tokens_details: z.nullish(
+    z.looseObject({ cached_tokens: z.nullish(z.number()), cache_write_tokens: z.nullish(z.number()) }),
+  ),
+  completion_tokens_details: z.nullish(z.looseObject({ reasoning_tokens: z.nullish(z.number()) })),
+  // DeepSeek-type providers report cache hits beside the prompt count.
+  prompt_cache_hit_tokens: z.nullish(z.number()),
+  // Some GLM-type and older compatible APIs put the cached count at the top level.
+  cached_tokens: z.nullish(z.number()),
+});
+
+export type ChatUsage = z.infer<typeof chatUsageSchema>;
+
+export function usageReportOfChatUsage(usage: ChatUsage): UsageReport {
   const cached = usage.prompt_tokens_details?.cached_tokens ?? usage.prompt_cache_hit_tokens ?? usage.cached_tokens;
   return {
     inputTokens: usage.prompt_tokens ?? null,
@@ -12,32 +31,38 @@ export function usageFromChatUsage(usage: z.infer<typeof chatUsageSchema>): Usag
   };
 }
 
-export function chatUsageFromBody(body: unknown): UsageReport | undefined {
-  const parsed = chatCompletionResponseSchema.safeParse(body);
-  if (!parsed.success || !parsed.data.usage) return undefined;
-  return usageFromChatUsage(parsed.data.usage);
-}
+/** Usage as the gateway writes it in a chat answer or chunk; a type alias, so it is also the usage a reader reads. */
+export type ChatUsageOut = {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details?: { cached_tokens: number };
+};
 
-/** Chat streams carry usage in one chunk near the end (with `include_usage`); a later one wins. */
-export function createChatStreamUsageReader(): StreamUsageReader {
-  let usage: UsageReport | undefined;
+/**
+ * The gateway's usage report (input already includes cache reads and writes) in chat form, where
+ * `prompt_tokens` counts every input token and `cached_tokens` is the part read from a cache. A count the
+ * provider did not report is unknown: usage is left out rather than sent as 0.
+ */
+export function chatUsageOfReport(report: UsageReport | undefined): ChatUsageOut | undefined {
+  if (!report || report.inputTokens === null || report.outputTokens === null) return undefined;
   return {
-    push(event) {
-      if (event.data === '[DONE]') return;
-      const chunk = parseChunk(event.data);
-      if (chunk?.usage) usage = usageFromChatUsage(chunk.usage);
-    },
-    result: () => usage,
+    prompt_tokens: report.inputTokens,
+    completion_tokens: report.outputTokens,
+    total_tokens: report.inputTokens + report.outputTokens,
+    ...(report.cachedInputTokens === null
+      ? {}
+      : { prompt_tokens_details: { cached_tokens: report.cachedInputTokens } }),
   };
 }
 
-export function parseChunk(data: string): z.infer<typeof chatCompletionChunkSchema> | undefined {
-  const parsed = chatCompletionChunkSchema.safeParse(parseJson(data));
-  return parsed.success ? parsed.data : undefined;
-}
-
-/** The chunk `include_usage` adds: no choices, only usage. The gateway drops it when the client did not ask. */
-export function isUsageOnlyChunk(data: string): boolean {
-  const chunk = parseChunk(data);
-  return chunk !== undefined && chunk.usage != null && (chunk.choices?.length ?? 0) === 0;
+/** Chat streams carry usage in one chunk near the end (with `include_usage`); a later one wins. */
+export function createChatStreamUsageReader(): StreamUsageReader<ChatStreamEvent> {
+  let usage: UsageReport | undefined;
+  return {
+    push(event) {
+      if (event.type === 'chunk' && event.chunk.usage) usage = usageReportOfChatUsage(event.chunk.usage);
+    },
+    result: () => usage,
+  };
 }

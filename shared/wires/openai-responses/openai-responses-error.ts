@@ -1,6 +1,8 @@
+import type { GatewayError } from '../../http/gateway-error.ts';
 import * as z from '../../validation/zod.ts';
 import { parseJson } from '../parse-json.ts';
-import { openaiResponsesErrorSchema } from './openai-responses-api.ts';
+import { responsesErrorSchema } from './openai-responses-response.ts';
+import type { ResponsesStreamEventOut } from './openai-responses-stream-event.ts';
 
 export interface OpenaiResponsesErrorDetails {
   message: string;
@@ -14,8 +16,8 @@ export interface OpenaiResponsesErrorDetails {
  * flat (`{type:'error', message, code}`). Both are read here.
  */
 const openaiResponsesErrorBodySchema = z.union([
-  z.object({ error: openaiResponsesErrorSchema }),
-  z.extend(openaiResponsesErrorSchema, { type: z.literal('error') }),
+  z.object({ error: responsesErrorSchema }),
+  z.extend(responsesErrorSchema, { type: z.literal('error') }),
 ]);
 
 /** `undefined` when the text is neither shape (a proxy's HTML page, say), so the caller can fall back to the status. */
@@ -38,4 +40,12 @@ export function parseOpenaiResponsesError(text: string): OpenaiResponsesErrorDet
     type: code ?? 'api_error',
     code: code ?? null,
   };
+}
+
+/**
+ * The Responses stream's own error event: flat, `code` and `message` on the event itself. An error response is
+ * in the OpenAI envelope, as chat's (`openaiErrorBody`).
+ */
+export function responsesStreamErrorEvent(error: GatewayError): ResponsesStreamEventOut {
+  return { type: 'error', code: error.code, message: error.message, param: null };
 }

@@ -1,11 +1,26 @@
 import * as z from '../../validation/zod.ts';
 
 /**
- * The Responses request as the translator reads it. The pipeline's own schema only checks what every route
- * needs; translation reads the input items, tools and tool choice, so it checks them here: strict on the fields
- * it reads, `z.looseObject` for objects because clients send fields (`id`, `status`, `strict`, vendor extensions)
- * that it may ignore. https://platform.openai.com/docs/api-reference/responses/create
+ * The Responses request, read two ways. Every route reads the envelope, `responsesRequestSchema`: strict on the
+ * fields the pipeline reads, open (`z.looseObject`) for the rest, which reach the provider untouched. `input` may
+ * be left out when a request continues a stored response or uses a prompt template, so it is only checked for
+ * its shape there. A translation to another wire reads the input items, tools and tool choice with
+ * `translatableResponsesRequestSchema`: strict on the fields it reads, `z.looseObject` for objects because
+ * clients send fields (`id`, `status`, `strict`, vendor extensions) that it may ignore.
+ * https://platform.openai.com/docs/api-reference/responses/create
  */
+
+const outputCapSchema = z.nullish(z.number().check(z.int(), z.positive()));
+
+export const responsesRequestSchema = z.looseObject({
+  model: z.string().check(z.minLength(1), z.maxLength(256)),
+  input: z.optional(z.union([z.string(), z.array(z.unknown())])),
+  stream: z.nullish(z.boolean()),
+  max_output_tokens: outputCapSchema,
+  tools: z.optional(z.array(z.unknown())),
+});
+
+export type ResponsesRequest = z.infer<typeof responsesRequestSchema>;
 
 /** `output_text` is how a previous answer's text comes back when a client resends it as history. */
 const textPartSchema = z.looseObject({ type: z.enum(['input_text', 'output_text']), text: z.string() });
@@ -60,13 +75,13 @@ const textFormatSchema = z.looseObject({
   strict: z.nullish(z.boolean()),
 });
 
-export const responsesRequestSchema = z.looseObject({
+export const translatableResponsesRequestSchema = z.looseObject({
   model: z.string().check(z.minLength(1)),
   // Optional here because a stored-state request may leave it out; the converter refuses those first.
   input: z.optional(z.union([z.string(), z.array(inputItemSchema)])),
   instructions: z.nullish(z.string()),
   stream: z.nullish(z.boolean()),
-  max_output_tokens: z.nullish(z.number().check(z.int(), z.positive())),
+  max_output_tokens: outputCapSchema,
   temperature: z.nullish(z.number().check(z.nonnegative())),
   top_p: z.nullish(z.number().check(z.gte(0), z.lte(1))),
   // The effort's allowed values are the catalog's, checked where the chat body is prepared for the route.
@@ -83,7 +98,7 @@ export const responsesRequestSchema = z.looseObject({
   background: z.nullish(z.boolean()),
 });
 
-export type ResponsesRequest = z.infer<typeof responsesRequestSchema>;
+export type TranslatableResponsesRequest = z.infer<typeof translatableResponsesRequestSchema>;
 export type ResponsesInputItem = z.infer<typeof inputItemSchema>;
 export type ResponsesMessageItem = z.infer<typeof messageItemSchema>;
 export type ResponsesContentPart = z.infer<typeof contentPartSchema>;

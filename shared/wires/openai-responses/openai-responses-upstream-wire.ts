@@ -1,9 +1,11 @@
 import { badRequest } from '../../http/gateway-error.ts';
 import { joinUrl, type UpstreamWireFormat } from '../upstream-wire-format.ts';
-import { createOpenaiResponsesStreamUsageReader, openaiResponsesUsageFromBody } from './openai-responses-usage.ts';
+import { parseResponsesAnswer, type ResponseAnswer, usageOfResponsesAnswer } from './openai-responses-response.ts';
+import { parseResponsesStreamEvent, type ResponsesStreamEvent } from './openai-responses-stream-event.ts';
+import { createResponsesStreamUsageReader } from './openai-responses-usage.ts';
 
 /** The OpenAI Responses API and engines compatible with it. */
-export const openaiResponsesUpstreamWire: UpstreamWireFormat = {
+export const openaiResponsesUpstreamWire: UpstreamWireFormat<ResponseAnswer, ResponsesStreamEvent> = {
   wire: 'openai-responses',
   forwardedClientHeaders: [],
   buildUpstreamRequest({ target, body, upstreamModel, stream, operation }) {
@@ -26,6 +28,9 @@ export const openaiResponsesUpstreamWire: UpstreamWireFormat = {
       body: JSON.stringify({ ...body, model: upstreamModel, stream }),
     };
   },
-  usageFromBody: openaiResponsesUsageFromBody,
-  createStreamUsageReader: createOpenaiResponsesStreamUsageReader,
+  usageOfAnswer: usageOfResponsesAnswer,
+  parseAnswer: parseResponsesAnswer,
+  parseEvent: parseResponsesStreamEvent,
+  isFailure: (event) => event.type === 'error',
+  createUsageReader: createResponsesStreamUsageReader,
 };

@@ -1,12 +1,18 @@
+import * as z from '../../validation/zod.ts';
 import type { StreamUsageReader, UsageReport } from '../usage-report.ts';
-import {
-  type OpenaiResponsesUsage,
-  openaiResponsesResponseSchema,
-  parseOpenaiResponsesStreamEvent,
-} from './openai-responses-api.ts';
+import type { ResponsesStreamEvent } from './openai-responses-stream-event.ts';
+
+/** `input_tokens` includes the cached tokens and `output_tokens` includes reasoning tokens. */
+export const responsesUsageSchema = z.object({
+  input_tokens: z.nullish(z.number()),
+  input_tokens_details: z.nullish(z.object({ cached_tokens: z.nullish(z.number()) })),
+  output_tokens: z.nullish(z.number()),
+});
+
+export type ResponsesUsage = z.infer<typeof responsesUsageSchema>;
 
 /** Already in the gateway's terms: input includes cached tokens, output includes reasoning tokens. */
-function toUsageReport(usage: OpenaiResponsesUsage): UsageReport {
+export function usageReportOfResponsesUsage(usage: ResponsesUsage): UsageReport {
   return {
     inputTokens: usage.input_tokens ?? null,
     cachedInputTokens: usage.input_tokens_details?.cached_tokens ?? null,
@@ -14,28 +20,20 @@ function toUsageReport(usage: OpenaiResponsesUsage): UsageReport {
   };
 }
 
-export function openaiResponsesUsageFromBody(body: unknown): UsageReport | undefined {
-  const parsed = openaiResponsesResponseSchema.safeParse(body);
-  if (!parsed.success || !parsed.data.usage) return undefined;
-  return toUsageReport(parsed.data.usage);
-}
-
 /**
  * Usage arrives once, on the event that ends the response: `response.completed`, or `response.incomplete`
  * (output limit reached) or `response.failed` when they carry it. `response.created` and
  * `response.in_progress` also hold a response object, but its usage is always null there and is not read.
  */
-export function createOpenaiResponsesStreamUsageReader(): StreamUsageReader {
+export function createResponsesStreamUsageReader(): StreamUsageReader<ResponsesStreamEvent> {
   let usage: UsageReport | undefined;
   return {
     push(event) {
-      const parsed = parseOpenaiResponsesStreamEvent(event.data);
-      if (!parsed) return;
-      switch (parsed.type) {
+      switch (event.type) {
         case 'response.completed':
         case 'response.incomplete':
         case 'response.failed':
-          if (parsed.response.usage) usage = toUsageReport(parsed.response.usage);
+          if (event.response.usage) usage = usageReportOfResponsesUsage(event.response.usage);
           return;
         default:
           return;

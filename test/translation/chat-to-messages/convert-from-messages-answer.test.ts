@@ -1,18 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { chatCompletionId } from '../../../shared/translation/chat-to-messages/chat-completion.ts';
-import { convertMessagesResponseToChat } from '../../../shared/translation/chat-to-messages/convert-from-messages-response.ts';
-import {
-  mapMessagesStopReason,
-  messagesStopReasons,
-} from '../../../shared/translation/chat-to-messages/map-messages-stop-reason.ts';
+import { convertMessagesAnswerToChat } from '../../../shared/translation/chat-to-messages/convert-from-messages-answer.ts';
+import { mapMessagesStopReason } from '../../../shared/translation/chat-to-messages/map-messages-stop-reason.ts';
+import { parseMessagesAnswer } from '../../../shared/wires/anthropic-messages/anthropic-messages-answer.ts';
+import { messagesStopReasons } from '../../../shared/wires/anthropic-messages/anthropic-messages-stop-reason.ts';
+import { chatCompletionId } from '../../../shared/wires/openai-chat/openai-chat-answer.ts';
 import { readJsonFixture } from '../../support/sse-fixtures.ts';
-import { expectGatewayError, wire } from './translate-fixture.ts';
+import { expectGatewayError, fixtures } from './translate-fixture.ts';
+
+/** An upstream answer as the pipeline hands it over: its JSON read once with the messages wire's answer schema. */
+const convertMessagesResponseToChat = (json: unknown, options: Parameters<typeof convertMessagesAnswerToChat>[1]) =>
+  convertMessagesAnswerToChat(parseMessagesAnswer(json), options);
 
 const options = { id: chatCompletionId('req-1'), model: 'alpha/alpha-k2.7-code', created: 1_760_000_000 };
 
-describe('convertMessagesResponseToChat', () => {
+describe('convertMessagesAnswerToChat', () => {
   it('returns text as content and thinking as reasoning_content, never in content', async () => {
-    const completion = convertMessagesResponseToChat(await readJsonFixture(wire, 'response-text.json'), options);
+    const completion = convertMessagesResponseToChat(await readJsonFixture(fixtures, 'response-text.json'), options);
     expect(completion).toEqual({
       id: 'chatcmpl-req-1',
       object: 'chat.completion',
@@ -41,7 +44,10 @@ describe('convertMessagesResponseToChat', () => {
   });
 
   it('returns tool_use blocks as tool_calls with JSON string arguments, and counts cached input', async () => {
-    const completion = convertMessagesResponseToChat(await readJsonFixture(wire, 'response-tool-use.json'), options);
+    const completion = convertMessagesResponseToChat(
+      await readJsonFixture(fixtures, 'response-tool-use.json'),
+      options,
+    );
     const choice = completion.choices[0];
     expect(choice.finish_reason).toBe('tool_calls');
     expect(choice.message.content).toBe("I'll check both cities.");

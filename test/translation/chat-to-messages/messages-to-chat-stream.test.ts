@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMessagesToChatStreamTransform } from '../../../shared/translation/chat-to-messages/messages-to-chat-stream.ts';
-import { chatPayloads, streamOptions, translateFixture } from './translate-fixture.ts';
+import { chatPayloads, messagesToChat, translateFixture } from './translate-fixture.ts';
 
 interface ChunkView {
   choices: { delta: Record<string, unknown>; finish_reason: string | null }[];
@@ -28,7 +27,21 @@ const finishReasons = (payloads: unknown[]) =>
     .flatMap((chunk) => chunk.choices.map((c) => c.finish_reason))
     .filter((reason) => reason !== null);
 
-describe('createMessagesToChatStreamTransform', () => {
+describe('createMessagesToChatTransformer', () => {
+  it.each([
+    'text-stream.sse',
+    'one-tool-call-stream.sse',
+    'parallel-tool-calls-stream.sse',
+    'thinking-then-text-stream.sse',
+    'max-tokens-stream.sse',
+    'error-mid-stream.sse',
+  ])('translates %s the same however the network split its bytes', async (name) => {
+    const whole = await translateFixture(name, { includeUsage: true }, Number.MAX_SAFE_INTEGER);
+    for (const chunkSize of [1, 2, 3, 5, 7, 64]) {
+      expect(await translateFixture(name, { includeUsage: true }, chunkSize)).toBe(whole);
+    }
+  });
+
   it('translates a text stream: role first, text deltas, finish_reason stop, then [DONE]', async () => {
     const payloads = chatPayloads(await translateFixture('text-stream.sse'));
     expect(payloads[0]).toEqual({
@@ -150,7 +163,7 @@ describe('createMessagesToChatStreamTransform', () => {
   });
 
   it('reports a stream that ended before any stop reason as incomplete, and sends nothing after closing', () => {
-    const transform = createMessagesToChatStreamTransform(streamOptions);
+    const transform = messagesToChat();
     const opened = transform.push({
       event: 'message_start',
       data: '{"type":"message_start","message":{"usage":{"input_tokens":5,"output_tokens":1}}}',
@@ -170,7 +183,7 @@ describe('createMessagesToChatStreamTransform', () => {
   });
 
   it('completes a stream whose engine sent a stop reason but no message_stop', () => {
-    const transform = createMessagesToChatStreamTransform(streamOptions);
+    const transform = messagesToChat();
     const text =
       transform.push({ event: 'message_delta', data: '{"type":"message_delta","delta":{"stop_reason":"end_turn"}}' }) +
       transform.end();
@@ -181,7 +194,7 @@ describe('createMessagesToChatStreamTransform', () => {
   });
 
   it('skips pings, unknown events and text that is not JSON', () => {
-    const transform = createMessagesToChatStreamTransform(streamOptions);
+    const transform = messagesToChat();
     expect(transform.push({ event: 'ping', data: '{"type": "ping"}' })).toBe('');
     expect(transform.push({ event: 'future_event', data: '{"type":"future_event"}' })).toBe('');
     expect(transform.push({ event: undefined, data: 'not json' })).toBe('');

@@ -1,9 +1,10 @@
 import { APIError } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { convertMessagesResponseToChat } from '../../../shared/translation/chat-to-messages/convert-from-messages-response.ts';
+import { convertMessagesAnswerToChat } from '../../../shared/translation/chat-to-messages/convert-from-messages-answer.ts';
+import { parseMessagesAnswer } from '../../../shared/wires/anthropic-messages/anthropic-messages-answer.ts';
 import { clientAnswering, sseResponse } from '../../support/openai-client-answering.ts';
 import { readJsonFixture } from '../../support/sse-fixtures.ts';
-import { streamOptions, translateFixture, wire } from './translate-fixture.ts';
+import { fixtures, streamOptions, translateFixture } from './translate-fixture.ts';
 
 const params = {
   model: streamOptions.model,
@@ -72,10 +73,13 @@ describe('translated streams through the official openai SDK', () => {
   });
 
   it('parses a translated non-streamed answer with its tool calls', async () => {
-    const body = convertMessagesResponseToChat(await readJsonFixture(wire, 'response-tool-use.json'), {
-      id: 'chatcmpl-req-2',
-      model: params.model,
-    });
+    const body = convertMessagesAnswerToChat(
+      parseMessagesAnswer(await readJsonFixture(fixtures, 'response-tool-use.json')),
+      {
+        id: 'chatcmpl-req-2',
+        model: params.model,
+      },
+    );
     const client = clientAnswering(() =>
       Response.json(body, { status: 200, headers: { 'content-type': 'application/json' } }),
     );

@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   minimumThinkingBudgetTokens,
   thinkingBudgetTokens,
-  thinkingOffSwitch,
-} from '../../../shared/translation/chat-to-messages/thinking-controls.ts';
+} from '../../../shared/translation/chat-to-messages/thinking-budget.ts';
 import { expectGatewayError } from './translate-fixture.ts';
 
 describe('thinkingBudgetTokens', () => {
@@ -25,18 +24,5 @@ describe('thinkingBudgetTokens', () => {
 
   it('refuses a max_tokens too small to hold any budget below it', () => {
     expectGatewayError(() => thinkingBudgetTokens(1), 400, 'max_tokens_too_small');
-  });
-});
-
-describe('thinkingOffSwitch', () => {
-  it('names nothing for requests that leave thinking on', () => {
-    expect(thinkingOffSwitch({})).toBeUndefined();
-    expect(thinkingOffSwitch({ thinking: { type: 'enabled' }, reasoning_effort: 'low' })).toBeUndefined();
-    expect(thinkingOffSwitch({ enable_thinking: true, chat_template_kwargs: { thinking: true } })).toBeUndefined();
-  });
-
-  it('names the field that switches thinking off', () => {
-    expect(thinkingOffSwitch({ thinking: { type: 'disabled' } })).toBe('thinking.type: "disabled"');
-    expect(thinkingOffSwitch({ reasoning_effort: 'none' })).toBe('reasoning_effort: "none"');
   });
 });

@@ -1,12 +1,17 @@
 import { expect } from 'vitest';
 import { GatewayError } from '../../../shared/http/gateway-error.ts';
+import type { SseMessage } from '../../../shared/sse/sse-event-splitter.ts';
+import { runTransformer } from '../../../shared/streams/event-transformer.ts';
 import {
-  createMessagesToChatStreamTransform,
+  createMessagesToChatTransformer,
   type MessagesToChatStreamOptions,
 } from '../../../shared/translation/chat-to-messages/messages-to-chat-stream.ts';
-import { parseSseFixture, parseSseText } from '../../support/sse-fixtures.ts';
+import { parseMessagesStreamEvent } from '../../../shared/wires/anthropic-messages/anthropic-messages-stream-event.ts';
+import { encodeChatStreamEvent } from '../../../shared/wires/openai-chat/openai-chat-sse.ts';
+import type { ChatStreamEvent } from '../../../shared/wires/openai-chat/openai-chat-stream-event.ts';
+import { parseSseText, readFixtureEvents, transformEvents } from '../../support/sse-fixtures.ts';
 
-export const wire = 'translation/chat-to-messages';
+export const fixtures = 'translation/chat-to-messages';
 
 export const streamOptions: MessagesToChatStreamOptions = {
   id: 'chatcmpl-req-1',
@@ -15,12 +20,42 @@ export const streamOptions: MessagesToChatStreamOptions = {
   created: 1_760_000_000,
 };
 
-/** Replays a recorded messages stream through the transform, as the relay would, and returns the chat SSE text. */
-export async function translateFixture(name: string, options: Partial<MessagesToChatStreamOptions> = {}) {
-  const transform = createMessagesToChatStreamTransform({ ...streamOptions, ...options });
-  let text = '';
-  for (const event of await parseSseFixture(wire, name)) text += transform.push(event);
-  return text + transform.end();
+/**
+ * Replays a recorded messages stream as the relay does — its bytes split in pieces of `chunkSize`, each event
+ * read once — through the translator as a `TransformStream`, and returns what a chat client receives.
+ */
+export async function translateFixture(
+  name: string,
+  options: Partial<MessagesToChatStreamOptions> = {},
+  chunkSize = 37,
+): Promise<string> {
+  const events = await readFixtureEvents(fixtures, name, parseMessagesStreamEvent, chunkSize);
+  const translated = await transformEvents(events, createMessagesToChatTransformer({ ...streamOptions, ...options }));
+  return translated.map(encodeChatStreamEvent).join('');
+}
+
+/** The translator driven event by event: what each upstream event, and the end, make the client receive. */
+export function messagesToChat(options: Partial<MessagesToChatStreamOptions> = {}) {
+  let written: ChatStreamEvent[] = [];
+  const run = runTransformer(createMessagesToChatTransformer({ ...streamOptions, ...options }), (event) =>
+    written.push(event),
+  );
+  const take = () => {
+    const text = written.map(encodeChatStreamEvent).join('');
+    written = [];
+    return text;
+  };
+  return {
+    push(message: SseMessage): string {
+      const event = parseMessagesStreamEvent(message);
+      if (event) run.push(event);
+      return take();
+    },
+    end(): string {
+      run.end();
+      return take();
+    },
+  };
 }
 
 /** The `data:` payloads of chat SSE text, each parsed as JSON, except the closing `[DONE]`. */

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { createMessagesToChatStreamTransform } from '../../../shared/translation/chat-to-messages/messages-to-chat-stream.ts';
-import { createChatToResponsesStreamTransform } from '../../../shared/translation/responses-to-chat/chat-to-responses-stream.ts';
-import { parseSseFixture, parseSseText } from '../../support/sse-fixtures.ts';
+import { parseSseText, readTextFixture } from '../../support/sse-fixtures.ts';
 import {
   chatChunk,
   chatEvent,
-  identity,
+  chatToResponses,
+  fixtures,
   type ResponsesEventView,
   responsesEvents,
   translateEvents,
   translateFixture,
+  translateMessagesFixture,
   typesOf,
 } from './translate-fixture.ts';
 
@@ -25,7 +25,7 @@ const last = (events: readonly ResponsesEventView[]): ResponsesEventView => {
   return event;
 };
 
-describe('createChatToResponsesStreamTransform', () => {
+describe('createChatToResponsesTransformer', () => {
   it('translates a text stream into the vendor event order, numbered from 0 without gaps', async () => {
     const events = responsesEvents(await translateFixture('text-stream.sse'));
     expect(typesOf(events)).toEqual([
@@ -174,10 +174,11 @@ describe('createChatToResponsesStreamTransform', () => {
   });
 
   it('turns an upstream error event into a flat error event and response.failed, and sends nothing after', async () => {
-    const transform = createChatToResponsesStreamTransform(identity);
+    const transform = chatToResponses();
     let text = '';
-    for (const event of await parseSseFixture('translation/responses-to-chat', 'error-mid-stream.sse'))
+    for (const event of parseSseText(await readTextFixture(fixtures, 'error-mid-stream.sse'))) {
       text += transform.push(event);
+    }
     expect(transform.push(chatChunk({ content: 'late' }))).toBe('');
     expect(transform.end()).toBe('');
     const events = responsesEvents(text);
@@ -223,7 +224,7 @@ describe('createChatToResponsesStreamTransform', () => {
   });
 
   it('skips events that are not chat chunks, and other choices', () => {
-    const transform = createChatToResponsesStreamTransform(identity);
+    const transform = chatToResponses();
     expect(transform.push(chatEvent('not json'))).toBe('');
     expect(transform.push(chatEvent({ choices: 'nope' }))).toBe('');
     const other = chatEvent({ choices: [{ index: 1, delta: { content: 'second choice' }, finish_reason: null }] });
@@ -231,17 +232,7 @@ describe('createChatToResponsesStreamTransform', () => {
   });
 
   it('translates a messages stream after the chat-to-messages hop (K2.7 route)', async () => {
-    const hop = createMessagesToChatStreamTransform({
-      id: 'chatcmpl-req-1',
-      model: identity.model,
-      includeUsage: true,
-      created: 1_760_000_000,
-    });
-    let chatText = '';
-    for (const event of await parseSseFixture('translation/chat-to-messages', 'thinking-then-text-stream.sse')) {
-      chatText += hop.push(event);
-    }
-    const events = responsesEvents(translateEvents(parseSseText(chatText + hop.end())));
+    const events = responsesEvents(await translateMessagesFixture('thinking-then-text-stream.sse'));
     expect(textOf(events)).toBe('27 × 453 = 12,231');
     expect(JSON.stringify(events)).not.toContain('27 * 400');
     // 14 uncached + 248 cache writes + 2764 cache reads.

@@ -1,15 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { convertMessagesResponseToChat } from '../../../shared/translation/chat-to-messages/convert-from-messages-response.ts';
-import { convertChatCompletionToResponse } from '../../../shared/translation/responses-to-chat/convert-from-chat-completion.ts';
-import {
-  chatFinishReasons,
-  endingOf,
-  mapChatFinishReason,
-} from '../../../shared/translation/responses-to-chat/map-chat-finish-reason.ts';
-import { defaultResponseSettings } from '../../../shared/translation/responses-to-chat/responses-response.ts';
+import { convertMessagesAnswerToChat } from '../../../shared/translation/chat-to-messages/convert-from-messages-answer.ts';
+import { defaultResponseSettings } from '../../../shared/translation/responses-to-chat/build-response.ts';
+import { convertChatCompletionToResponse as convertParsed } from '../../../shared/translation/responses-to-chat/convert-from-chat-completion.ts';
+import { endingOf, mapChatFinishReason } from '../../../shared/translation/responses-to-chat/map-chat-finish-reason.ts';
+import { parseMessagesAnswer } from '../../../shared/wires/anthropic-messages/anthropic-messages-answer.ts';
+import { parseChatAnswer } from '../../../shared/wires/openai-chat/openai-chat-answer.ts';
+import { chatFinishReasons } from '../../../shared/wires/openai-chat/openai-chat-finish-reason.ts';
 import { readJsonFixture } from '../../support/sse-fixtures.ts';
 import { expectGatewayError } from '../chat-to-messages/translate-fixture.ts';
-import { identity, wire } from './translate-fixture.ts';
+import { fixtures, identity } from './translate-fixture.ts';
+
+/** An upstream answer as the pipeline hands it over: its JSON read once with the chat wire's answer schema. */
+const convertChatCompletionToResponse = (json: unknown, responseIdentity: typeof identity) =>
+  convertParsed(parseChatAnswer(json), responseIdentity);
 
 const completion = (message: Record<string, unknown>, finishReason: string | null, usage?: unknown) => ({
   id: 'chatcmpl-1',
@@ -20,7 +23,7 @@ const completion = (message: Record<string, unknown>, finishReason: string | nul
 
 describe('convertChatCompletionToResponse', () => {
   it('returns the text as one message item, without the reasoning, and the usage with its details', async () => {
-    const response = convertChatCompletionToResponse(await readJsonFixture(wire, 'completion-text.json'), identity);
+    const response = convertChatCompletionToResponse(await readJsonFixture(fixtures, 'completion-text.json'), identity);
     expect(response).toEqual({
       id: 'resp_req-1',
       object: 'response',
@@ -56,7 +59,7 @@ describe('convertChatCompletionToResponse', () => {
 
   it('returns each tool call as a function_call item with its call id and arguments, and no empty message', async () => {
     const response = convertChatCompletionToResponse(
-      await readJsonFixture(wire, 'completion-tool-calls.json'),
+      await readJsonFixture(fixtures, 'completion-tool-calls.json'),
       identity,
     );
     expect(response.status).toBe('completed');
@@ -169,15 +172,12 @@ describe('convertChatCompletionToResponse', () => {
     expectGatewayError(() => convertChatCompletionToResponse(body, identity), 502, 'upstream_invalid_response');
   });
 
-  it('translates a messages answer after the chat-to-messages hop (K2.7 route)', async () => {
-    const chat = convertMessagesResponseToChat(
+  it('translates a messages answer after the chat-to-messages hop (K2.7 route), the chat answer between them typed', async () => {
+    const messagesAnswer = parseMessagesAnswer(
       await readJsonFixture('translation/chat-to-messages', 'response-tool-use.json'),
-      {
-        id: 'chatcmpl-req-1',
-        model: identity.model,
-      },
     );
-    const response = convertChatCompletionToResponse(chat, identity);
+    const chat = convertMessagesAnswerToChat(messagesAnswer, { id: 'chatcmpl-req-1', model: identity.model });
+    const response = convertParsed(chat, identity);
     expect(response.output.filter((item) => item.type === 'function_call').map((item) => item.name)).toEqual([
       'get_weather',
       'get_weather',

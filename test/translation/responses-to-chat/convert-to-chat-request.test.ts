@@ -1,14 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { applyReasoningEffort } from '../../../shared/translation/chat-to-messages/apply-reasoning-effort.ts';
+import { parseRequest } from '../../../shared/http/parse-request.ts';
 import { convertChatRequestToMessages } from '../../../shared/translation/chat-to-messages/convert-to-messages-request.ts';
+import { applyReasoningEffort } from '../../../shared/translation/reasoning-effort.ts';
 import {
   convertResponsesRequestToChat,
   responseSettingsOf,
 } from '../../../shared/translation/responses-to-chat/convert-to-chat-request.ts';
+import { translatableChatRequestSchema } from '../../../shared/wires/openai-chat/openai-chat-request.ts';
+import { translatableResponsesRequestSchema } from '../../../shared/wires/openai-responses/openai-responses-request.ts';
 import { expectGatewayError } from '../chat-to-messages/translate-fixture.ts';
 
 const model = 'alpha/alpha-k3';
-const convert = (body: Record<string, unknown>) => convertResponsesRequestToChat({ model, ...body });
+/** A Responses request read as the hop reads it, with the Responses wire's translatable schema. */
+const read = (body: Record<string, unknown>) => parseRequest(translatableResponsesRequestSchema, { model, ...body });
+const convert = (body: Record<string, unknown>) => convertResponsesRequestToChat(read(body));
 
 const weatherTool = {
   type: 'function',
@@ -262,28 +267,26 @@ describe('convertResponsesRequestToChat: parameters', () => {
 });
 
 describe('the translated request on the next stages of the route', () => {
-  const alphaPolicy = {
-    reasoningEffort: { supported: ['low', 'high', 'max'], default: 'high' },
-    thinkingRequired: true,
-  };
+  const alphaPolicy = { reasoningEffort: { supported: ['low', 'high', 'max'], default: 'high' } };
 
   it('takes the catalog reasoning rules in chat form (K3 route)', () => {
     expect(applyReasoningEffort(convert({ input: 'Hi' }), alphaPolicy)).toMatchObject({ reasoning_effort: 'high' });
     expect(applyReasoningEffort(convert({ input: 'Hi', reasoning: { effort: 'low' } }), alphaPolicy)).toMatchObject({
       reasoning_effort: 'low',
     });
-    // `reasoning.effort: "none"` becomes `reasoning_effort: "none"`, which the thinking rule refuses.
+    // `reasoning.effort: "none"` becomes `reasoning_effort: "none"`, not an effort of the route. (Before this, the
+    // route refuses it as switching thinking off, on the client's own request: see wire-translation.test.ts.)
     expectGatewayError(
       () => applyReasoningEffort(convert({ input: 'Hi', reasoning: { effort: 'none' } }), alphaPolicy),
       400,
-      'thinking_required',
+      'invalid_reasoning_effort',
     );
   });
 
   it('is accepted by the chat-to-messages translator (K2.7 route)', () => {
     const chat = convert({ input: 'Hello', instructions: 'Be brief.', max_output_tokens: 4096, stream: true });
     expect(
-      convertChatRequestToMessages(chat, {
+      convertChatRequestToMessages(parseRequest(translatableChatRequestSchema, chat), {
         upstreamModel: 'alpha-for-coding',
         maxTokensDefault: 32_000,
         thinking: { type: 'enabled' },
@@ -302,17 +305,18 @@ describe('the translated request on the next stages of the route', () => {
 describe('responseSettingsOf', () => {
   it('repeats the request settings the way the vendor response does', () => {
     expect(
-      responseSettingsOf({
-        model,
-        input: 'Hi',
-        instructions: 'Be brief.',
-        max_output_tokens: 64,
-        metadata: { trace: 't1' },
-        temperature: 0.5,
-        tools: [weatherTool],
-        tool_choice: { type: 'function', name: 'get_weather' },
-        reasoning: { effort: 'low' },
-      }),
+      responseSettingsOf(
+        read({
+          input: 'Hi',
+          instructions: 'Be brief.',
+          max_output_tokens: 64,
+          metadata: { trace: 't1' },
+          temperature: 0.5,
+          tools: [weatherTool],
+          tool_choice: { type: 'function', name: 'get_weather' },
+          reasoning: { effort: 'low' },
+        }),
+      ),
     ).toEqual({
       instructions: 'Be brief.',
       max_output_tokens: 64,

@@ -1,11 +1,11 @@
 import type { ResponseStreamEvent, Response as SdkResponse } from 'openai/resources/responses/responses';
 import { describe, expect, it } from 'vitest';
-import { createMessagesToChatStreamTransform } from '../../../shared/translation/chat-to-messages/messages-to-chat-stream.ts';
 import { convertChatCompletionToResponse } from '../../../shared/translation/responses-to-chat/convert-from-chat-completion.ts';
-import type { ResponsesResponse } from '../../../shared/translation/responses-to-chat/responses-response.ts';
+import { parseChatAnswer } from '../../../shared/wires/openai-chat/openai-chat-answer.ts';
+import type { ResponsesResponse } from '../../../shared/wires/openai-responses/openai-responses-response.ts';
 import { clientAnswering, sseResponse } from '../../support/openai-client-answering.ts';
-import { parseSseFixture, parseSseText, readJsonFixture } from '../../support/sse-fixtures.ts';
-import { identity, translateEvents, translateFixture, wire } from './translate-fixture.ts';
+import { readJsonFixture } from '../../support/sse-fixtures.ts';
+import { fixtures, identity, translateFixture, translateMessagesFixture } from './translate-fixture.ts';
 
 /**
  * The translator's answer must fit the SDK's own `Response` type, bar what the SDK adds itself (`output_text`)
@@ -120,16 +120,7 @@ describe('translated Responses streams through the official openai SDK', () => {
   });
 
   it('assembles a K2.7 answer translated twice (messages → chat → Responses), tool calls included', async () => {
-    const hop = createMessagesToChatStreamTransform({
-      id: 'chatcmpl-req-1',
-      model: identity.model,
-      includeUsage: true,
-    });
-    let chatText = '';
-    for (const event of await parseSseFixture('translation/chat-to-messages', 'parallel-tool-calls-stream.sse')) {
-      chatText += hop.push(event);
-    }
-    const sse = translateEvents(parseSseText(chatText + hop.end()));
+    const sse = await translateMessagesFixture('parallel-tool-calls-stream.sse');
     const response = await clientAnswering(() => sseResponse(sse))
       .responses.stream(params)
       .finalResponse();
@@ -146,7 +137,10 @@ describe('translated Responses streams through the official openai SDK', () => {
 describe('translated plain Responses answers through the official openai SDK', () => {
   it('parses the answer: output_text and usage', async () => {
     const body = fitsSdkType(
-      convertChatCompletionToResponse(await readJsonFixture(wire, 'completion-text.json'), identity),
+      convertChatCompletionToResponse(
+        parseChatAnswer(await readJsonFixture(fixtures, 'completion-text.json')),
+        identity,
+      ),
     );
     const response = await clientAnswering(() => Response.json(body)).responses.create(params);
     expect(response.output_text).toBe('Hi! My name is Alpha.');
@@ -155,7 +149,10 @@ describe('translated plain Responses answers through the official openai SDK', (
   });
 
   it('parses function calls, whose arguments parse as JSON', async () => {
-    const body = convertChatCompletionToResponse(await readJsonFixture(wire, 'completion-tool-calls.json'), identity);
+    const body = convertChatCompletionToResponse(
+      parseChatAnswer(await readJsonFixture(fixtures, 'completion-tool-calls.json')),
+      identity,
+    );
     const response = await clientAnswering(() => Response.json(body)).responses.create(params);
     expect(response.output_text).toBe('');
     const calls = response.output.flatMap((item) => (item.type === 'function_call' ? [item] : []));

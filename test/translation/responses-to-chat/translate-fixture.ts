@@ -1,9 +1,15 @@
-import { createChatToResponsesStreamTransform } from '../../../shared/translation/responses-to-chat/chat-to-responses-stream.ts';
-import { type ResponseIdentity, responseId } from '../../../shared/translation/responses-to-chat/responses-response.ts';
-import type { StreamEvent } from '../../../shared/wires/usage-report.ts';
-import { parseSseFixture, parseSseText } from '../../support/sse-fixtures.ts';
+import type { SseMessage } from '../../../shared/sse/sse-event-splitter.ts';
+import { composeTransformers, runTransformer } from '../../../shared/streams/event-transformer.ts';
+import { createMessagesToChatTransformer } from '../../../shared/translation/chat-to-messages/messages-to-chat-stream.ts';
+import { type ResponseIdentity, responseId } from '../../../shared/translation/responses-to-chat/build-response.ts';
+import { createChatToResponsesTransformer } from '../../../shared/translation/responses-to-chat/chat-to-responses-stream.ts';
+import { parseMessagesStreamEvent } from '../../../shared/wires/anthropic-messages/anthropic-messages-stream-event.ts';
+import { parseChatStreamEvent } from '../../../shared/wires/openai-chat/openai-chat-stream-event.ts';
+import { encodeResponsesStreamEvent } from '../../../shared/wires/openai-responses/openai-responses-sse.ts';
+import type { ResponsesStreamEventOut } from '../../../shared/wires/openai-responses/openai-responses-stream-event.ts';
+import { parseSseText, readFixtureEvents, transformEvents } from '../../support/sse-fixtures.ts';
 
-export const wire = 'translation/responses-to-chat';
+export const fixtures = 'translation/responses-to-chat';
 
 export const identity: ResponseIdentity = {
   id: responseId('req-1'),
@@ -11,26 +17,70 @@ export const identity: ResponseIdentity = {
   createdAt: 1_760_000_000,
 };
 
-/** Replays chat stream events through the transform, as the relay would, and returns the Responses SSE text. */
-export function translateEvents(events: readonly StreamEvent[], overrides: Partial<ResponseIdentity> = {}): string {
-  const transform = createChatToResponsesStreamTransform({ ...identity, ...overrides });
-  let text = '';
-  for (const event of events) text += transform.push(event);
-  return text + transform.end();
+/** The translator driven event by event: what each chat event, and the end, make the client receive. */
+export function chatToResponses(overrides: Partial<ResponseIdentity> = {}) {
+  let written: ResponsesStreamEventOut[] = [];
+  const run = runTransformer(createChatToResponsesTransformer({ ...identity, ...overrides }), (event) =>
+    written.push(event),
+  );
+  const take = () => {
+    const text = written.map(encodeResponsesStreamEvent).join('');
+    written = [];
+    return text;
+  };
+  return {
+    push(message: SseMessage): string {
+      const event = parseChatStreamEvent(message);
+      if (event) run.push(event);
+      return take();
+    },
+    end(): string {
+      run.end();
+      return take();
+    },
+  };
 }
 
-/** Replays a recorded chat stream through the transform. */
-export async function translateFixture(name: string, overrides: Partial<ResponseIdentity> = {}): Promise<string> {
-  return translateEvents(await parseSseFixture(wire, name), overrides);
+/** Chat stream events, each read as the relay reads it, through the translator; the Responses SSE text. */
+export function translateEvents(messages: readonly SseMessage[], overrides: Partial<ResponseIdentity> = {}): string {
+  const translator = chatToResponses(overrides);
+  return messages.map((message) => translator.push(message)).join('') + translator.end();
 }
 
-/** A chat stream event from its payload, as the relay's parser hands it over. */
-export function chatEvent(payload: unknown): StreamEvent {
+/**
+ * Replays a recorded chat stream as the relay does — its bytes split in pieces of `chunkSize`, each event read
+ * once — through the translator as a `TransformStream`, and returns what a Responses client receives.
+ */
+export async function translateFixture(
+  name: string,
+  overrides: Partial<ResponseIdentity> = {},
+  chunkSize = 37,
+): Promise<string> {
+  const events = await readFixtureEvents(fixtures, name, parseChatStreamEvent, chunkSize);
+  const translated = await transformEvents(events, createChatToResponsesTransformer({ ...identity, ...overrides }));
+  return translated.map(encodeResponsesStreamEvent).join('');
+}
+
+/**
+ * A recorded messages stream through both hops of the Responses route to K2.7 (messages → chat → Responses),
+ * composed as the relay composes them: the chat events between the hops stay typed, never written as text.
+ */
+export async function translateMessagesFixture(name: string): Promise<string> {
+  const events = await readFixtureEvents('translation/chat-to-messages', name, parseMessagesStreamEvent);
+  const bothHops = composeTransformers(
+    createMessagesToChatTransformer({ id: 'chatcmpl-req-1', model: identity.model, includeUsage: true }),
+    createChatToResponsesTransformer(identity),
+  );
+  return (await transformEvents(events, bothHops)).map(encodeResponsesStreamEvent).join('');
+}
+
+/** A chat stream event from its payload, as the relay's splitter hands it over. */
+export function chatEvent(payload: unknown): SseMessage {
   return { event: undefined, data: typeof payload === 'string' ? payload : JSON.stringify(payload) };
 }
 
 /** A chat chunk with one choice. */
-export function chatChunk(delta: Record<string, unknown>, finishReason: string | null = null): StreamEvent {
+export function chatChunk(delta: Record<string, unknown>, finishReason: string | null = null): SseMessage {
   return chatEvent({
     id: 'chatcmpl-1',
     object: 'chat.completion.chunk',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseAnthropicMessagesError } from '../../../shared/wires/anthropic-messages/anthropic-messages-error.ts';
 import { anthropicMessagesUpstreamWire } from '../../../shared/wires/anthropic-messages/anthropic-messages-upstream-wire.ts';
 import type { BuildUpstreamRequestInput } from '../../../shared/wires/upstream-wire-format.ts';
-import { parseSseFixture, readTextFixture } from '../../support/sse-fixtures.ts';
+import { parseSseText, readTextFixture } from '../../support/sse-fixtures.ts';
 
 const credential = 'sk-ant-api03-provider-secret';
 
@@ -79,7 +79,7 @@ describe('parseAnthropicMessagesError', () => {
   });
 
   it('reads a mid-stream error event', async () => {
-    const events = await parseSseFixture('wires/anthropic-messages', 'interrupted-stream.sse');
+    const events = parseSseText(await readTextFixture('wires/anthropic-messages', 'interrupted-stream.sse'));
     const errorEvent = events.find((event) => event.event === 'error');
     expect(parseAnthropicMessagesError(errorEvent?.data ?? '')).toEqual({
       message: 'Overloaded',

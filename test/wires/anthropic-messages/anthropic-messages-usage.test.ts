@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { parseAnthropicMessagesStreamEvent } from '../../../shared/wires/anthropic-messages/anthropic-messages-api.ts';
-import {
-  anthropicMessagesUsageFromBody,
-  createAnthropicMessagesStreamUsageReader,
-} from '../../../shared/wires/anthropic-messages/anthropic-messages-usage.ts';
-import { parseSseFixture, readJsonFixture, readStreamUsage } from '../../support/sse-fixtures.ts';
+import { usageOfMessagesAnswer } from '../../../shared/wires/anthropic-messages/anthropic-messages-answer.ts';
+import { parseMessagesStreamEvent } from '../../../shared/wires/anthropic-messages/anthropic-messages-stream-event.ts';
+import { createMessagesStreamUsageReader } from '../../../shared/wires/anthropic-messages/anthropic-messages-usage.ts';
+import { readJsonFixture, readStreamUsage, readTextFixture, splitSseText } from '../../support/sse-fixtures.ts';
 
 const wire = 'wires/anthropic-messages';
-const streamUsage = (name: string) => readStreamUsage(wire, name, createAnthropicMessagesStreamUsageReader);
+const streamUsage = (name: string) =>
+  readStreamUsage(wire, name, parseMessagesStreamEvent, createMessagesStreamUsageReader);
 
 describe('anthropic messages stream usage', () => {
   it('takes input from message_start and output from message_delta in a text stream', async () => {
@@ -57,11 +56,19 @@ describe('anthropic messages stream usage', () => {
     });
   });
 
-  it('ignores events that are not JSON or not known', () => {
-    const reader = createAnthropicMessagesStreamUsageReader();
-    reader.push({ event: 'ping', data: 'not json' });
-    reader.push({ event: 'future_event', data: '{"type":"future_event","usage":{"output_tokens":5}}' });
-    expect(reader.result()).toBeUndefined();
+  it('reads events that are not JSON or not known as no event at all', () => {
+    expect(parseMessagesStreamEvent({ event: 'ping', data: 'not json' })).toBeUndefined();
+    expect(
+      parseMessagesStreamEvent({ event: 'future_event', data: '{"type":"future_event","usage":{"output_tokens":5}}' }),
+    ).toBeUndefined();
+  });
+
+  it('reads a message_delta whose usage an engine mangled for its stop reason, without the usage', () => {
+    const event = parseMessagesStreamEvent({
+      event: 'message_delta',
+      data: '{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":"five"}}',
+    });
+    expect(event).toEqual({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: undefined });
   });
 });
 
@@ -78,17 +85,18 @@ describe('anthropic messages stream events', () => {
   ];
 
   it.each(streamFixtures)('parses every event of %s, named as its type', async (name) => {
-    for (const event of await parseSseFixture(wire, name)) {
-      const parsed = parseAnthropicMessagesStreamEvent(event.data);
-      expect(parsed, event.data).toBeDefined();
-      expect(parsed?.type).toBe(event.event);
+    for (const { message } of splitSseText(await readTextFixture(wire, name))) {
+      if (!message) continue;
+      const parsed = parseMessagesStreamEvent(message);
+      expect(parsed, message.data).toBeDefined();
+      expect(parsed?.type).toBe(message.event);
     }
   });
 
   it('keeps the content blocks of several tool calls apart by index', async () => {
     const blocks = new Map<number, { type: string; name: string | null | undefined; json: string }>();
-    for (const event of await parseSseFixture(wire, 'tool-calls-stream.sse')) {
-      const parsed = parseAnthropicMessagesStreamEvent(event.data);
+    for (const { message } of splitSseText(await readTextFixture(wire, 'tool-calls-stream.sse'))) {
+      const parsed = message && parseMessagesStreamEvent(message);
       if (parsed?.type === 'content_block_start') {
         blocks.set(parsed.index, { type: parsed.content_block.type, name: parsed.content_block.name, json: '' });
       } else if (parsed?.type === 'content_block_delta' && parsed.delta.partial_json != null) {
@@ -112,7 +120,7 @@ describe('anthropic messages stream events', () => {
 
 describe('anthropic messages body usage', () => {
   it('adds cache reads and writes back into input', async () => {
-    expect(anthropicMessagesUsageFromBody(await readJsonFixture(wire, 'response.json'))).toEqual({
+    expect(usageOfMessagesAnswer(await readJsonFixture(wire, 'response.json'))).toEqual({
       inputTokens: 3026,
       cachedInputTokens: 2764,
       outputTokens: 57,
@@ -120,7 +128,7 @@ describe('anthropic messages body usage', () => {
   });
 
   it('reports cached input as unknown, not 0, when the cache fields are absent', async () => {
-    expect(anthropicMessagesUsageFromBody(await readJsonFixture(wire, 'response-without-cache-fields.json'))).toEqual({
+    expect(usageOfMessagesAnswer(await readJsonFixture(wire, 'response-without-cache-fields.json'))).toEqual({
       inputTokens: 9,
       cachedInputTokens: null,
       outputTokens: 3,
@@ -128,7 +136,7 @@ describe('anthropic messages body usage', () => {
   });
 
   it('reports input as unknown when input_tokens is absent, whatever the cache counts', () => {
-    expect(anthropicMessagesUsageFromBody({ usage: { cache_read_input_tokens: 100, output_tokens: 4 } })).toEqual({
+    expect(usageOfMessagesAnswer({ usage: { cache_read_input_tokens: 100, output_tokens: 4 } })).toEqual({
       inputTokens: null,
       cachedInputTokens: 100,
       outputTokens: 4,
@@ -136,8 +144,8 @@ describe('anthropic messages body usage', () => {
   });
 
   it('reports no usage for a body without it, or for a token count, which is not consumption', async () => {
-    expect(anthropicMessagesUsageFromBody(await readJsonFixture(wire, 'response-missing-usage.json'))).toBeUndefined();
-    expect(anthropicMessagesUsageFromBody(await readJsonFixture(wire, 'count-tokens-response.json'))).toBeUndefined();
-    expect(anthropicMessagesUsageFromBody('not an object')).toBeUndefined();
+    expect(usageOfMessagesAnswer(await readJsonFixture(wire, 'response-missing-usage.json'))).toBeUndefined();
+    expect(usageOfMessagesAnswer(await readJsonFixture(wire, 'count-tokens-response.json'))).toBeUndefined();
+    expect(usageOfMessagesAnswer('not an object')).toBeUndefined();
   });
 });

@@ -6,7 +6,7 @@ import {
   geminiUpstreamWire,
 } from '../../../shared/wires/gemini/gemini-upstream-wire.ts';
 import type { BuildUpstreamRequestInput } from '../../../shared/wires/upstream-wire-format.ts';
-import { parseSseFixture, readTextFixture } from '../../support/sse-fixtures.ts';
+import { parseSseText, readTextFixture } from '../../support/sse-fixtures.ts';
 
 const baseUrl = 'https://generativelanguage.googleapis.com/v1beta';
 const credential = 'AIzaSy-provider-secret';
@@ -109,7 +109,7 @@ describe('parseGeminiError', () => {
   });
 
   it('reads the chunk that ends a stream failing midway', async () => {
-    const events = await parseSseFixture('wires/gemini', 'interrupted-stream.sse');
+    const events = parseSseText(await readTextFixture('wires/gemini', 'interrupted-stream.sse'));
     expect(parseGeminiError(events.at(-1)?.data ?? '')).toEqual({
       message: 'The model is overloaded. Please try again later.',
       type: 'UNAVAILABLE',

@@ -1,10 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { parseGeminiStreamChunk } from '../../../shared/wires/gemini/gemini-api.ts';
-import { createGeminiStreamUsageReader, geminiUsageFromBody } from '../../../shared/wires/gemini/gemini-usage.ts';
-import { parseSseFixture, readJsonFixture, readStreamUsage } from '../../support/sse-fixtures.ts';
+import type { SseMessage } from '../../../shared/sse/sse-event-splitter.ts';
+import { usageOfGeminiAnswer } from '../../../shared/wires/gemini/gemini-response.ts';
+import { parseGeminiStreamEvent } from '../../../shared/wires/gemini/gemini-stream-event.ts';
+import { createGeminiStreamUsageReader } from '../../../shared/wires/gemini/gemini-usage.ts';
+import { parseSseText, readJsonFixture, readStreamUsage, readTextFixture } from '../../support/sse-fixtures.ts';
+
+/** One event read as the relay reads it, handed to the reader if it is an event at all. */
+function pushMessage(reader: ReturnType<typeof createGeminiStreamUsageReader>, message: SseMessage): void {
+  const event = parseGeminiStreamEvent(message);
+  if (event) reader.push(event);
+}
+
+const chunkOf = (message: SseMessage) => {
+  const event = parseGeminiStreamEvent(message);
+  return event?.type === 'chunk' ? event.chunk : undefined;
+};
 
 const wire = 'wires/gemini';
-const streamUsage = (name: string) => readStreamUsage(wire, name, createGeminiStreamUsageReader);
+const streamUsage = (name: string) =>
+  readStreamUsage(wire, name, parseGeminiStreamEvent, createGeminiStreamUsageReader);
 
 describe('gemini stream usage', () => {
   it('takes the last cumulative usageMetadata of a text stream, not a sum of chunks', async () => {
@@ -42,8 +56,11 @@ describe('gemini stream usage', () => {
 
   it('keeps a count a later chunk leaves out, and treats a blocked prompt as final', () => {
     const reader = createGeminiStreamUsageReader();
-    reader.push({ event: undefined, data: '{"usageMetadata":{"promptTokenCount":30,"thoughtsTokenCount":12}}' });
-    reader.push({
+    pushMessage(reader, {
+      event: undefined,
+      data: '{"usageMetadata":{"promptTokenCount":30,"thoughtsTokenCount":12}}',
+    });
+    pushMessage(reader, {
       event: undefined,
       data: '{"promptFeedback":{"blockReason":"PROHIBITED_CONTENT"},"usageMetadata":{"thoughtsTokenCount":12}}',
     });
@@ -52,16 +69,16 @@ describe('gemini stream usage', () => {
 
   it('ignores data that is not JSON', () => {
     const reader = createGeminiStreamUsageReader();
-    reader.push({ event: undefined, data: '[{' });
+    pushMessage(reader, { event: undefined, data: '[{' });
     expect(reader.result()).toBeUndefined();
   });
 });
 
 describe('gemini stream chunks', () => {
   it('keeps the function calls of one chunk apart, in order', async () => {
-    const events = await parseSseFixture(wire, 'tool-calls-stream.sse');
+    const events = parseSseText(await readTextFixture(wire, 'tool-calls-stream.sse'));
     const calls = events
-      .map((event) => parseGeminiStreamChunk(event.data))
+      .map(chunkOf)
       .flatMap((chunk) => chunk?.candidates ?? [])
       .flatMap((candidate) => candidate.content?.parts ?? [])
       .flatMap((part) => (part.functionCall ? [part.functionCall] : []));
@@ -77,18 +94,16 @@ describe('gemini stream chunks', () => {
   });
 
   it('reads the CRLF-separated events of the vendor stream as separate events', async () => {
-    const events = await parseSseFixture(wire, 'thinking-stream.sse');
+    const events = parseSseText(await readTextFixture(wire, 'thinking-stream.sse'));
     expect(events).toHaveLength(4);
-    const thoughtFlags = events.map(
-      (event) => parseGeminiStreamChunk(event.data)?.candidates?.[0]?.content?.parts?.[0]?.thought,
-    );
+    const thoughtFlags = events.map((event) => chunkOf(event)?.candidates?.[0]?.content?.parts?.[0]?.thought);
     expect(thoughtFlags).toEqual([true, true, undefined, undefined]);
   });
 });
 
 describe('gemini body usage', () => {
   it('reads prompt, cached content, candidates and thoughts', async () => {
-    expect(geminiUsageFromBody(await readJsonFixture(wire, 'response.json'))).toEqual({
+    expect(usageOfGeminiAnswer(await readJsonFixture(wire, 'response.json'))).toEqual({
       inputTokens: 4120,
       cachedInputTokens: 4032,
       outputTokens: 397,
@@ -96,7 +111,7 @@ describe('gemini body usage', () => {
   });
 
   it('counts tool-use prompt tokens (search results fed back to the model) as input', async () => {
-    expect(geminiUsageFromBody(await readJsonFixture(wire, 'grounded-response.json'))).toEqual({
+    expect(usageOfGeminiAnswer(await readJsonFixture(wire, 'grounded-response.json'))).toEqual({
       inputTokens: 250,
       cachedInputTokens: null,
       outputTokens: 116,
@@ -104,7 +119,7 @@ describe('gemini body usage', () => {
   });
 
   it('reports unknown rather than 0 for counts that are all missing', () => {
-    expect(geminiUsageFromBody({ usageMetadata: { totalTokenCount: 5 } })).toEqual({
+    expect(usageOfGeminiAnswer({ usageMetadata: { totalTokenCount: 5 } })).toEqual({
       inputTokens: null,
       cachedInputTokens: null,
       outputTokens: null,
@@ -112,7 +127,7 @@ describe('gemini body usage', () => {
   });
 
   it('reports no usage for a body without it, or for a token count, which is not consumption', async () => {
-    expect(geminiUsageFromBody(await readJsonFixture(wire, 'response-missing-usage.json'))).toBeUndefined();
-    expect(geminiUsageFromBody(await readJsonFixture(wire, 'count-tokens-response.json'))).toBeUndefined();
+    expect(usageOfGeminiAnswer(await readJsonFixture(wire, 'response-missing-usage.json'))).toBeUndefined();
+    expect(usageOfGeminiAnswer(await readJsonFixture(wire, 'count-tokens-response.json'))).toBeUndefined();
   });
 });

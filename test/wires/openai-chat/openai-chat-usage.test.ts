@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  chatUsageFromBody,
-  createChatStreamUsageReader,
-  isUsageOnlyChunk,
-} from '../../../shared/wires/openai-chat/openai-chat-usage.ts';
+import { usageOfChatAnswer } from '../../../shared/wires/openai-chat/openai-chat-answer.ts';
+import { isUsageOnlyChunk, parseChatStreamEvent } from '../../../shared/wires/openai-chat/openai-chat-stream-event.ts';
+import { createChatStreamUsageReader } from '../../../shared/wires/openai-chat/openai-chat-usage.ts';
 import type { UsageReport } from '../../../shared/wires/usage-report.ts';
-import { parseSseText } from '../../support/sse-fixtures.ts';
+import { readSseEvents } from '../../support/sse-fixtures.ts';
 
 /**
  * Usage as OpenAI-compatible chat providers report it (spec §2.4, §4.6 rule 7): OpenAI's own shape, DeepSeek's
@@ -29,8 +27,19 @@ const stopChunk = (extra: Record<string, unknown> = {}) =>
 
 function streamUsage(sse: string): UsageReport | undefined {
   const reader = createChatStreamUsageReader();
-  for (const event of parseSseText(sse)) reader.push(event);
+  for (const event of readSseEvents(sse, parseChatStreamEvent)) reader.push(event);
   return reader.result();
+}
+
+/** One `data:` payload read as the relay reads it, then handed to the reader if it is an event at all. */
+function pushData(reader: ReturnType<typeof createChatStreamUsageReader>, data: string): void {
+  const event = parseChatStreamEvent({ event: undefined, data });
+  if (event) reader.push(event);
+}
+
+function isUsageOnly(data: string): boolean {
+  const event = parseChatStreamEvent({ event: undefined, data });
+  return event !== undefined && isUsageOnlyChunk(event);
 }
 
 describe('openai chat body usage', () => {
@@ -42,7 +51,7 @@ describe('openai chat body usage', () => {
       prompt_tokens_details: { cached_tokens: 1_024, audio_tokens: 0 },
       completion_tokens_details: { reasoning_tokens: 30 },
     };
-    expect(chatUsageFromBody(completion(usage))).toEqual({
+    expect(usageOfChatAnswer(completion(usage))).toEqual({
       inputTokens: 1_200,
       cachedInputTokens: 1_024,
       outputTokens: 80,
@@ -57,12 +66,12 @@ describe('openai chat body usage', () => {
       prompt_cache_hit_tokens: 64,
       prompt_cache_miss_tokens: 36,
     };
-    expect(chatUsageFromBody(completion(usage))).toEqual({ inputTokens: 100, cachedInputTokens: 64, outputTokens: 5 });
+    expect(usageOfChatAnswer(completion(usage))).toEqual({ inputTokens: 100, cachedInputTokens: 64, outputTokens: 5 });
   });
 
   it('reads GLM`s top-level `cached_tokens` as cached input', () => {
     const usage = { prompt_tokens: 300, completion_tokens: 12, total_tokens: 312, cached_tokens: 256 };
-    expect(chatUsageFromBody(completion(usage))).toEqual({
+    expect(usageOfChatAnswer(completion(usage))).toEqual({
       inputTokens: 300,
       cachedInputTokens: 256,
       outputTokens: 12,
@@ -71,7 +80,7 @@ describe('openai chat body usage', () => {
 
   it('prefers `prompt_tokens_details.cached_tokens`, and falls through when it is null', () => {
     expect(
-      chatUsageFromBody(
+      usageOfChatAnswer(
         completion({
           prompt_tokens: 50,
           completion_tokens: 1,
@@ -82,7 +91,7 @@ describe('openai chat body usage', () => {
       )?.cachedInputTokens,
     ).toBe(10);
     expect(
-      chatUsageFromBody(
+      usageOfChatAnswer(
         completion({
           prompt_tokens: 50,
           completion_tokens: 1,
@@ -94,25 +103,25 @@ describe('openai chat body usage', () => {
   });
 
   it('reports an unreported figure as unknown (null), never as 0', () => {
-    expect(chatUsageFromBody(completion({ prompt_tokens: 9, completion_tokens: 3 }))).toEqual({
+    expect(usageOfChatAnswer(completion({ prompt_tokens: 9, completion_tokens: 3 }))).toEqual({
       inputTokens: 9,
       cachedInputTokens: null,
       outputTokens: 3,
     });
-    expect(chatUsageFromBody(completion({ completion_tokens: 3 }))).toEqual({
+    expect(usageOfChatAnswer(completion({ completion_tokens: 3 }))).toEqual({
       inputTokens: null,
       cachedInputTokens: null,
       outputTokens: 3,
     });
-    expect(chatUsageFromBody(completion({ prompt_tokens: 9, completion_tokens: null }))?.outputTokens).toBeNull();
+    expect(usageOfChatAnswer(completion({ prompt_tokens: 9, completion_tokens: null }))?.outputTokens).toBeNull();
   });
 
   it('reports no usage for a body that carries none, or is not a completion at all', () => {
-    expect(chatUsageFromBody(completion(undefined))).toBeUndefined();
-    expect(chatUsageFromBody(completion(null))).toBeUndefined();
-    expect(chatUsageFromBody(undefined)).toBeUndefined();
-    expect(chatUsageFromBody('not an object')).toBeUndefined();
-    expect(chatUsageFromBody({ usage: 'lots' })).toBeUndefined();
+    expect(usageOfChatAnswer(completion(undefined))).toBeUndefined();
+    expect(usageOfChatAnswer(completion(null))).toBeUndefined();
+    expect(usageOfChatAnswer(undefined)).toBeUndefined();
+    expect(usageOfChatAnswer('not an object')).toBeUndefined();
+    expect(usageOfChatAnswer({ usage: 'lots' })).toBeUndefined();
   });
 });
 
@@ -161,31 +170,31 @@ describe('openai chat stream usage', () => {
 
   it('passes over [DONE], text that is not JSON and chunks of the wrong shape', () => {
     const reader = createChatStreamUsageReader();
-    reader.push({ event: undefined, data: '[DONE]' });
-    reader.push({ event: undefined, data: 'not json' });
-    reader.push({ event: undefined, data: '{"choices":"nope","usage":{"prompt_tokens":5}}' });
+    pushData(reader, '[DONE]');
+    pushData(reader, 'not json');
+    pushData(reader, '{"choices":"nope","usage":{"prompt_tokens":5}}');
     expect(reader.result()).toBeUndefined();
-    reader.push({ event: undefined, data: '{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":1}}' });
-    reader.push({ event: undefined, data: '[DONE]' });
+    pushData(reader, '{"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":1}}');
+    pushData(reader, '[DONE]');
     expect(reader.result()).toEqual({ inputTokens: 5, cachedInputTokens: null, outputTokens: 1 });
   });
 });
 
 describe('isUsageOnlyChunk: the chunk include_usage adds, which a client that did not ask must not get', () => {
   it('is true for a chunk with usage and no choices (empty or absent)', () => {
-    expect(isUsageOnlyChunk('{"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1}}')).toBe(true);
-    expect(isUsageOnlyChunk('{"usage":{"prompt_tokens":1,"completion_tokens":1}}')).toBe(true);
-    expect(isUsageOnlyChunk('{"choices":null,"usage":{"prompt_tokens":1}}')).toBe(true);
+    expect(isUsageOnly('{"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":1}}')).toBe(true);
+    expect(isUsageOnly('{"usage":{"prompt_tokens":1,"completion_tokens":1}}')).toBe(true);
+    expect(isUsageOnly('{"choices":null,"usage":{"prompt_tokens":1}}')).toBe(true);
   });
 
   it('is false for a chunk with choices, with or without usage, and for anything that is not a chunk', () => {
-    expect(isUsageOnlyChunk('{"choices":[{"index":0,"delta":{"content":"a"}}],"usage":null}')).toBe(false);
-    expect(
-      isUsageOnlyChunk('{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":1}}'),
-    ).toBe(false);
-    expect(isUsageOnlyChunk('{"choices":[],"usage":null}')).toBe(false);
-    expect(isUsageOnlyChunk('{"choices":[]}')).toBe(false);
-    expect(isUsageOnlyChunk('[DONE]')).toBe(false);
-    expect(isUsageOnlyChunk('not json')).toBe(false);
+    expect(isUsageOnly('{"choices":[{"index":0,"delta":{"content":"a"}}],"usage":null}')).toBe(false);
+    expect(isUsageOnly('{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":1}}')).toBe(
+      false,
+    );
+    expect(isUsageOnly('{"choices":[],"usage":null}')).toBe(false);
+    expect(isUsageOnly('{"choices":[]}')).toBe(false);
+    expect(isUsageOnly('[DONE]')).toBe(false);
+    expect(isUsageOnly('not json')).toBe(false);
   });
 });

@@ -3,7 +3,7 @@ import { GatewayError } from '../../../shared/http/gateway-error.ts';
 import { parseOpenaiResponsesError } from '../../../shared/wires/openai-responses/openai-responses-error.ts';
 import { openaiResponsesUpstreamWire } from '../../../shared/wires/openai-responses/openai-responses-upstream-wire.ts';
 import type { BuildUpstreamRequestInput } from '../../../shared/wires/upstream-wire-format.ts';
-import { parseSseFixture, readTextFixture } from '../../support/sse-fixtures.ts';
+import { parseSseText, readTextFixture } from '../../support/sse-fixtures.ts';
 
 const credential = 'sk-proj-provider-secret';
 
@@ -66,7 +66,7 @@ describe('parseOpenaiResponsesError', () => {
   });
 
   it('reads the flat mid-stream error event', async () => {
-    const events = await parseSseFixture('wires/openai-responses', 'error-event-stream.sse');
+    const events = parseSseText(await readTextFixture('wires/openai-responses', 'error-event-stream.sse'));
     const errorEvent = events.find((event) => event.event === 'error');
     expect(parseOpenaiResponsesError(errorEvent?.data ?? '')).toEqual({
       message: 'Rate limit reached for gpt-4.1 on tokens per min (TPM).',

@@ -1,13 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { parseOpenaiResponsesStreamEvent } from '../../../shared/wires/openai-responses/openai-responses-api.ts';
-import {
-  createOpenaiResponsesStreamUsageReader,
-  openaiResponsesUsageFromBody,
-} from '../../../shared/wires/openai-responses/openai-responses-usage.ts';
-import { parseSseFixture, readJsonFixture, readStreamUsage } from '../../support/sse-fixtures.ts';
+import type { SseMessage } from '../../../shared/sse/sse-event-splitter.ts';
+import { usageOfResponsesAnswer } from '../../../shared/wires/openai-responses/openai-responses-response.ts';
+import { parseResponsesStreamEvent } from '../../../shared/wires/openai-responses/openai-responses-stream-event.ts';
+import { createResponsesStreamUsageReader } from '../../../shared/wires/openai-responses/openai-responses-usage.ts';
+import { parseSseText, readJsonFixture, readStreamUsage, readTextFixture } from '../../support/sse-fixtures.ts';
+
+/** One event read as the relay reads it, handed to the reader if it is an event at all. */
+function pushMessage(reader: ReturnType<typeof createResponsesStreamUsageReader>, message: SseMessage): void {
+  const event = parseResponsesStreamEvent(message);
+  if (event) reader.push(event);
+}
 
 const wire = 'wires/openai-responses';
-const streamUsage = (name: string) => readStreamUsage(wire, name, createOpenaiResponsesStreamUsageReader);
+const streamUsage = (name: string) =>
+  readStreamUsage(wire, name, parseResponsesStreamEvent, createResponsesStreamUsageReader);
 
 describe('openai responses stream usage', () => {
   it('takes usage from response.completed', async () => {
@@ -31,8 +37,8 @@ describe('openai responses stream usage', () => {
   });
 
   it('takes usage from response.failed when it carries any', () => {
-    const reader = createOpenaiResponsesStreamUsageReader();
-    reader.push({
+    const reader = createResponsesStreamUsageReader();
+    pushMessage(reader, {
       event: 'response.failed',
       data: JSON.stringify({
         type: 'response.failed',
@@ -54,8 +60,8 @@ describe('openai responses stream usage', () => {
   });
 
   it('does not read usage from response.created, even if an engine fills it', () => {
-    const reader = createOpenaiResponsesStreamUsageReader();
-    reader.push({
+    const reader = createResponsesStreamUsageReader();
+    pushMessage(reader, {
       event: 'response.created',
       data: '{"type":"response.created","response":{"status":"in_progress","usage":{"input_tokens":5,"output_tokens":0}}}',
     });
@@ -75,7 +81,7 @@ describe('openai responses stream events', () => {
   ];
 
   it.each(streamFixtures)('names each event of %s as its type', async (name) => {
-    for (const event of await parseSseFixture(wire, name)) {
+    for (const event of parseSseText(await readTextFixture(wire, name))) {
       const { type } = JSON.parse(event.data) as { type: string };
       expect(type).toBe(event.event);
     }
@@ -87,8 +93,8 @@ describe('openai responses stream events', () => {
       { name: string | null | undefined; callId: string | null | undefined; arguments: string }
     >();
     let reasoningItems = 0;
-    for (const event of await parseSseFixture(wire, 'tool-calls-stream.sse')) {
-      const parsed = parseOpenaiResponsesStreamEvent(event.data);
+    for (const event of parseSseText(await readTextFixture(wire, 'tool-calls-stream.sse'))) {
+      const parsed = parseResponsesStreamEvent(event);
       if (parsed?.type === 'response.output_item.added' && parsed.item.type === 'function_call') {
         calls.set(parsed.output_index, { name: parsed.item.name, callId: parsed.item.call_id, arguments: '' });
       } else if (parsed?.type === 'response.output_item.added' && parsed.item.type === 'reasoning') {
@@ -116,7 +122,7 @@ describe('openai responses stream events', () => {
 
 describe('openai responses body usage', () => {
   it('reads input, cached input and output (reasoning included)', async () => {
-    expect(openaiResponsesUsageFromBody(await readJsonFixture(wire, 'response.json'))).toEqual({
+    expect(usageOfResponsesAnswer(await readJsonFixture(wire, 'response.json'))).toEqual({
       inputTokens: 2306,
       cachedInputTokens: 1920,
       outputTokens: 204,
@@ -124,7 +130,7 @@ describe('openai responses body usage', () => {
   });
 
   it('reports cached input as unknown, not 0, when the details are absent', () => {
-    expect(openaiResponsesUsageFromBody({ usage: { input_tokens: 12, output_tokens: 3 } })).toEqual({
+    expect(usageOfResponsesAnswer({ usage: { input_tokens: 12, output_tokens: 3 } })).toEqual({
       inputTokens: 12,
       cachedInputTokens: null,
       outputTokens: 3,
@@ -132,7 +138,7 @@ describe('openai responses body usage', () => {
   });
 
   it('reports no usage for a body without it', async () => {
-    expect(openaiResponsesUsageFromBody(await readJsonFixture(wire, 'response-missing-usage.json'))).toBeUndefined();
-    expect(openaiResponsesUsageFromBody(null)).toBeUndefined();
+    expect(usageOfResponsesAnswer(await readJsonFixture(wire, 'response-missing-usage.json'))).toBeUndefined();
+    expect(usageOfResponsesAnswer(null)).toBeUndefined();
   });
 });

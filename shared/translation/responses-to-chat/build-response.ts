@@ -1,0 +1,90 @@
+import type {
+  ResponseSettings,
+  ResponsesIncompleteReason,
+  ResponsesOutputItem,
+  ResponsesResponse,
+  ResponsesStatus,
+  ResponsesUsageOut,
+} from '../../wires/openai-responses/openai-responses-response.ts';
+
+/**
+ * How the gateway builds a Responses `response` for a translated answer: its ids, the request settings it
+ * repeats, and the object at any point of a stream's life.
+ */
+
+/** What a request that set nothing gets back; `null` where the upstream's own default applies and is not known. */
+export const defaultResponseSettings: ResponseSettings = {
+  instructions: null,
+  max_output_tokens: null,
+  metadata: {},
+  parallel_tool_calls: true,
+  reasoning: { effort: null, summary: null },
+  temperature: null,
+  tool_choice: 'auto',
+  tools: [],
+  top_p: null,
+};
+
+/** Who the response is and for which model; shared by the plain and the streamed answer. */
+export interface ResponseIdentity {
+  /** The response id (see `responseId`). */
+  id: string;
+  /** The model id as the client asked for it, not the upstream's name. */
+  model: string;
+  /** Unix seconds; now when not given. */
+  createdAt?: number;
+  /** The request's settings to repeat (see `responseSettingsOf`); the defaults when not given. */
+  settings?: ResponseSettings;
+}
+
+/** The response id for a gateway request, in the vendor's `resp_` form. */
+export function responseId(requestId: string): string {
+  return `resp_${requestId}`;
+}
+
+/** Item ids derived from the response id, so one answer's ids are stable and never collide with another's. */
+export function outputItemId(kind: 'msg' | 'fc', responseIdValue: string, position: number): string {
+  const base = responseIdValue.startsWith('resp_') ? responseIdValue.slice('resp_'.length) : responseIdValue;
+  return `${kind}_${base}_${position}`;
+}
+
+export interface ResponseState {
+  status: ResponsesStatus;
+  output: ResponsesOutputItem[];
+  usage?: ResponsesUsageOut | undefined;
+  incompleteReason?: ResponsesIncompleteReason | undefined;
+  errorMessage?: string | undefined;
+}
+
+/** The response object at any point of its life; `createdAt` is fixed by the caller so every snapshot agrees. */
+export function buildResponse(
+  identity: ResponseIdentity & { createdAt: number },
+  state: ResponseState,
+): ResponsesResponse {
+  return {
+    id: identity.id,
+    object: 'response',
+    created_at: identity.createdAt,
+    status: state.status,
+    background: false,
+    // The SDK types `error.code` as the vendor's own list; an upstream's codes are not on it, so the failure is
+    // a server error here and the upstream's code travels on the stream's `error` event.
+    error: state.errorMessage === undefined ? null : { code: 'server_error', message: state.errorMessage },
+    incomplete_details: state.incompleteReason ? { reason: state.incompleteReason } : null,
+    model: identity.model,
+    output: state.output,
+    previous_response_id: null,
+    store: false,
+    truncation: 'disabled',
+    ...(identity.settings ?? defaultResponseSettings),
+    ...(state.usage ? { usage: state.usage } : {}),
+  };
+}
+
+/**
+ * Models sometimes send no arguments at all for a function without parameters; a Responses client parses
+ * `arguments` as JSON, so blank arguments are sent as `{}`.
+ */
+export function callArguments(text: string): string {
+  return text.trim().length > 0 ? text : '{}';
+}

@@ -1,0 +1,44 @@
+import * as z from '../../validation/zod.ts';
+import { unreadableAnswer } from '../parse-json.ts';
+import type { UsageReport } from '../usage-report.ts';
+import { messagesUsageSchema, usageReportOfMessagesUsage } from './anthropic-messages-usage.ts';
+
+/**
+ * The messages-format answer, read tolerantly: only the fields the gateway uses, each `z.nullish()`, and content
+ * blocks flat rather than a union per type, because compatible engines omit fields and add block types.
+ * https://docs.anthropic.com/en/api/messages
+ */
+export const messagesContentBlockSchema = z.object({
+  type: z.string(),
+  text: z.nullish(z.string()),
+  thinking: z.nullish(z.string()),
+  id: z.nullish(z.string()),
+  name: z.nullish(z.string()),
+  input: z.optional(z.unknown()),
+});
+
+export type MessagesContentBlock = z.infer<typeof messagesContentBlockSchema>;
+
+export const messagesAnswerSchema = z.object({
+  content: z.nullish(z.array(messagesContentBlockSchema)),
+  stop_reason: z.nullish(z.string()),
+  usage: z.nullish(messagesUsageSchema),
+});
+
+export type MessagesAnswer = z.infer<typeof messagesAnswerSchema>;
+
+/** Where usage sits in an answer; read apart from the rest, so an answer a translator could not read still counts. */
+const answerUsageSchema = z.pick(messagesAnswerSchema, { usage: true });
+
+export function usageOfMessagesAnswer(answer: unknown): UsageReport | undefined {
+  const parsed = answerUsageSchema.safeParse(answer);
+  if (!parsed.success || !parsed.data.usage) return undefined;
+  return usageReportOfMessagesUsage(parsed.data.usage);
+}
+
+/** A messages answer read for translation; a 200 whose body is not one is an upstream fault (502). */
+export function parseMessagesAnswer(answer: unknown): MessagesAnswer {
+  const parsed = messagesAnswerSchema.safeParse(answer);
+  if (!parsed.success) throw unreadableAnswer(parsed.error);
+  return parsed.data;
+}

@@ -1,0 +1,89 @@
+import * as z from '../../validation/zod.ts';
+import { unreadableAnswer } from '../parse-json.ts';
+import type { UsageReport } from '../usage-report.ts';
+import type { ChatFinishReason } from './openai-chat-finish-reason.ts';
+import { type ChatUsageOut, chatUsageSchema, usageReportOfChatUsage } from './openai-chat-usage.ts';
+
+/**
+ * The `chat.completion` object. Read tolerantly (`chatCompletionSchema`): only the fields the gateway uses, each
+ * `z.nullish()`, because compatible engines omit or null fields the vendor always sends. Written exactly
+ * (`ChatCompletion`), as the official SDKs read it.
+ * https://platform.openai.com/docs/api-reference/chat/object
+ */
+
+const toolCallSchema = z.object({
+  id: z.nullish(z.string()),
+  function: z.nullish(z.object({ name: z.nullish(z.string()), arguments: z.nullish(z.string()) })),
+});
+
+export const chatCompletionSchema = z.object({
+  choices: z.nullish(
+    z.array(
+      z.object({
+        message: z.nullish(
+          z.object({
+            content: z.nullish(z.string()),
+            refusal: z.nullish(z.string()),
+            // DeepSeek-type thinking, apart from `content`.
+            reasoning_content: z.nullish(z.string()),
+            tool_calls: z.nullish(z.array(toolCallSchema)),
+          }),
+        ),
+        finish_reason: z.nullish(z.string()),
+      }),
+    ),
+  ),
+  usage: z.nullish(chatUsageSchema),
+});
+
+export type ChatCompletionAnswer = z.infer<typeof chatCompletionSchema>;
+
+/** Where usage sits in an answer; read apart from the rest, so an answer a translator could not read still counts. */
+const answerUsageSchema = z.pick(chatCompletionSchema, { usage: true });
+
+export function usageOfChatAnswer(answer: unknown): UsageReport | undefined {
+  const parsed = answerUsageSchema.safeParse(answer);
+  if (!parsed.success || !parsed.data.usage) return undefined;
+  return usageReportOfChatUsage(parsed.data.usage);
+}
+
+/** A chat answer read for translation; a 200 whose body is not one is an upstream fault (502). */
+export function parseChatAnswer(answer: unknown): ChatCompletionAnswer {
+  const parsed = chatCompletionSchema.safeParse(answer);
+  if (!parsed.success) throw unreadableAnswer(parsed.error);
+  return parsed.data;
+}
+
+export interface ChatToolCallOut {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ChatCompletion {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: [
+    {
+      index: 0;
+      message: {
+        role: 'assistant';
+        content: string | null;
+        refusal: null;
+        /** The model's thinking, apart from `content`, as DeepSeek-type APIs return it. */
+        reasoning_content?: string;
+        tool_calls?: ChatToolCallOut[];
+      };
+      finish_reason: ChatFinishReason;
+      logprobs: null;
+    },
+  ];
+  usage?: ChatUsageOut;
+}
+
+/** The chat completion id for a gateway request, in the vendor's `chatcmpl-` form. */
+export function chatCompletionId(requestId: string): string {
+  return `chatcmpl-${requestId}`;
+}
