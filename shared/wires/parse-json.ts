@@ -1,4 +1,5 @@
 import { GatewayError } from '../http/gateway-error.ts';
+import type * as z from '../validation/zod.ts';
 
 /** Parses JSON from a provider, where malformed text is an answer to tolerate, not an error to throw. */
 export function parseJson(text: string): unknown {
@@ -30,4 +31,24 @@ export function unreadableAnswer(cause: unknown): GatewayError {
   return new GatewayError(502, 'upstream_invalid_response', 'The upstream provider returned an unreadable answer.', {
     cause,
   });
+}
+
+/** A whole answer (its JSON, parsed once) read with its wire's answer schema, for a translator; a 502 if it is not one. */
+export function readAnswer<Schema extends z.ZodMiniType>(schema: Schema, answer: unknown): z.output<Schema> {
+  const parsed = schema.safeParse(answer);
+  if (!parsed.success) throw unreadableAnswer(parsed.error);
+  return parsed.data;
+}
+
+/**
+ * The part of a whole answer where its usage sits, read apart from the rest (`usageSchema` picks it from the
+ * answer schema), so an answer a translator could not read still counts; undefined when there is none.
+ */
+export function readAnswerPart<Schema extends z.ZodMiniType, Part>(
+  usageSchema: Schema,
+  answer: unknown,
+  read: (parsed: z.output<Schema>) => Part | undefined,
+): Part | undefined {
+  const parsed = usageSchema.safeParse(answer);
+  return parsed.success ? read(parsed.data) : undefined;
 }

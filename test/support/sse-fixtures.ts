@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { createSseEventSplitter, type RawSseEvent, type SseMessage } from '../../shared/sse/sse-event-splitter.ts';
-import type { EventTransformer } from '../../shared/streams/event-transformer.ts';
+import { type EventTransformer, runTransformer } from '../../shared/streams/event-transformer.ts';
 import type { StreamUsageReader, UsageReport } from '../../shared/wires/usage-report.ts';
 
 const fixturesFolder = fileURLToPath(new URL('../fixtures/', import.meta.url));
@@ -88,4 +88,33 @@ export async function transformEvents<In, Out>(
   });
   for await (const event of source.pipeThrough(new TransformStream(transformer))) out.push(event);
   return out;
+}
+
+/**
+ * A stream translator driven event by event, as the relay drives it: each upstream event read once, and what it
+ * (or the end of the stream) makes the client receive, written by the client wire's encoder.
+ */
+export function eventByEvent<In, Out>(
+  transformer: EventTransformer<In, Out>,
+  parseEvent: (message: SseMessage) => In | undefined,
+  encode: (event: Out) => string,
+): { push(message: SseMessage): string; end(): string } {
+  let written: Out[] = [];
+  const run = runTransformer(transformer, (event) => written.push(event));
+  const take = () => {
+    const text = written.map(encode).join('');
+    written = [];
+    return text;
+  };
+  return {
+    push(message) {
+      const event = parseEvent(message);
+      if (event !== undefined) run.push(event);
+      return take();
+    },
+    end() {
+      run.end();
+      return take();
+    },
+  };
 }

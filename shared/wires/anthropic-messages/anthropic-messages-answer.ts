@@ -1,5 +1,5 @@
 import * as z from '../../validation/zod.ts';
-import { unreadableAnswer } from '../parse-json.ts';
+import { readAnswer, readAnswerPart } from '../parse-json.ts';
 import type { UsageReport } from '../usage-report.ts';
 import { messagesUsageSchema, usageReportOfMessagesUsage } from './anthropic-messages-usage.ts';
 
@@ -31,14 +31,12 @@ export type MessagesAnswer = z.infer<typeof messagesAnswerSchema>;
 const answerUsageSchema = z.pick(messagesAnswerSchema, { usage: true });
 
 export function usageOfMessagesAnswer(answer: unknown): UsageReport | undefined {
-  const parsed = answerUsageSchema.safeParse(answer);
-  if (!parsed.success || !parsed.data.usage) return undefined;
-  return usageReportOfMessagesUsage(parsed.data.usage);
+  return readAnswerPart(answerUsageSchema, answer, (parsed) =>
+    parsed.usage ? usageReportOfMessagesUsage(parsed.usage) : undefined,
+  );
 }
 
 /** A messages answer read for translation; a 200 whose body is not one is an upstream fault (502). */
 export function parseMessagesAnswer(answer: unknown): MessagesAnswer {
-  const parsed = messagesAnswerSchema.safeParse(answer);
-  if (!parsed.success) throw unreadableAnswer(parsed.error);
-  return parsed.data;
+  return readAnswer(messagesAnswerSchema, answer);
 }

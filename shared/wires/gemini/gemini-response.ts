@@ -1,5 +1,5 @@
 import * as z from '../../validation/zod.ts';
-import { unreadableAnswer } from '../parse-json.ts';
+import { readAnswer, readAnswerPart } from '../parse-json.ts';
 import type { UsageReport } from '../usage-report.ts';
 import { usageReportOfGeminiUsage } from './gemini-usage.ts';
 
@@ -68,14 +68,12 @@ export type GeminiResponse = z.infer<typeof geminiResponseSchema>;
 const answerUsageSchema = z.pick(geminiResponseSchema, { usageMetadata: true });
 
 export function usageOfGeminiAnswer(answer: unknown): UsageReport | undefined {
-  const parsed = answerUsageSchema.safeParse(answer);
-  if (!parsed.success || !parsed.data.usageMetadata) return undefined;
-  return usageReportOfGeminiUsage(parsed.data.usageMetadata);
+  return readAnswerPart(answerUsageSchema, answer, (parsed) =>
+    parsed.usageMetadata ? usageReportOfGeminiUsage(parsed.usageMetadata) : undefined,
+  );
 }
 
 /** A generate-content answer read for translation; a 200 whose body is not one is an upstream fault (502). */
 export function parseGeminiAnswer(answer: unknown): GeminiResponse {
-  const parsed = geminiResponseSchema.safeParse(answer);
-  if (!parsed.success) throw unreadableAnswer(parsed.error);
-  return parsed.data;
+  return readAnswer(geminiResponseSchema, answer);
 }

@@ -1,5 +1,5 @@
 import * as z from '../../validation/zod.ts';
-import { unreadableAnswer } from '../parse-json.ts';
+import { readAnswer, readAnswerPart } from '../parse-json.ts';
 import type { UsageReport } from '../usage-report.ts';
 import type { ChatFinishReason } from './openai-chat-finish-reason.ts';
 import { type ChatUsageOut, chatUsageSchema, usageReportOfChatUsage } from './openai-chat-usage.ts';
@@ -42,16 +42,14 @@ export type ChatCompletionAnswer = z.infer<typeof chatCompletionSchema>;
 const answerUsageSchema = z.pick(chatCompletionSchema, { usage: true });
 
 export function usageOfChatAnswer(answer: unknown): UsageReport | undefined {
-  const parsed = answerUsageSchema.safeParse(answer);
-  if (!parsed.success || !parsed.data.usage) return undefined;
-  return usageReportOfChatUsage(parsed.data.usage);
+  return readAnswerPart(answerUsageSchema, answer, (parsed) =>
+    parsed.usage ? usageReportOfChatUsage(parsed.usage) : undefined,
+  );
 }
 
 /** A chat answer read for translation; a 200 whose body is not one is an upstream fault (502). */
 export function parseChatAnswer(answer: unknown): ChatCompletionAnswer {
-  const parsed = chatCompletionSchema.safeParse(answer);
-  if (!parsed.success) throw unreadableAnswer(parsed.error);
-  return parsed.data;
+  return readAnswer(chatCompletionSchema, answer);
 }
 
 export interface ChatToolCallOut {

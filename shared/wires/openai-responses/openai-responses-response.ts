@@ -1,5 +1,5 @@
 import * as z from '../../validation/zod.ts';
-import { unreadableAnswer } from '../parse-json.ts';
+import { readAnswer, readAnswerPart } from '../parse-json.ts';
 import type { UsageReport } from '../usage-report.ts';
 import { responsesUsageSchema, usageReportOfResponsesUsage } from './openai-responses-usage.ts';
 
@@ -29,16 +29,14 @@ export type ResponseAnswer = z.infer<typeof responseSchema>;
 const answerUsageSchema = z.pick(responseSchema, { usage: true });
 
 export function usageOfResponsesAnswer(answer: unknown): UsageReport | undefined {
-  const parsed = answerUsageSchema.safeParse(answer);
-  if (!parsed.success || !parsed.data.usage) return undefined;
-  return usageReportOfResponsesUsage(parsed.data.usage);
+  return readAnswerPart(answerUsageSchema, answer, (parsed) =>
+    parsed.usage ? usageReportOfResponsesUsage(parsed.usage) : undefined,
+  );
 }
 
 /** A Responses answer read for translation; a 200 whose body is not one is an upstream fault (502). */
 export function parseResponsesAnswer(answer: unknown): ResponseAnswer {
-  const parsed = responseSchema.safeParse(answer);
-  if (!parsed.success) throw unreadableAnswer(parsed.error);
-  return parsed.data;
+  return readAnswer(responseSchema, answer);
 }
 
 export interface ResponsesOutputText {

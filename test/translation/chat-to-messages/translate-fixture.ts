@@ -1,15 +1,12 @@
 import { expect } from 'vitest';
 import { GatewayError } from '../../../shared/http/gateway-error.ts';
-import type { SseMessage } from '../../../shared/sse/sse-event-splitter.ts';
-import { runTransformer } from '../../../shared/streams/event-transformer.ts';
 import {
   createMessagesToChatTransformer,
   type MessagesToChatStreamOptions,
 } from '../../../shared/translation/chat-to-messages/messages-to-chat-stream.ts';
 import { parseMessagesStreamEvent } from '../../../shared/wires/anthropic-messages/anthropic-messages-stream-event.ts';
 import { encodeChatStreamEvent } from '../../../shared/wires/openai-chat/openai-chat-sse.ts';
-import type { ChatStreamEvent } from '../../../shared/wires/openai-chat/openai-chat-stream-event.ts';
-import { parseSseText, readFixtureEvents, transformEvents } from '../../support/sse-fixtures.ts';
+import { eventByEvent, parseSseText, readFixtureEvents, transformEvents } from '../../support/sse-fixtures.ts';
 
 export const fixtures = 'translation/chat-to-messages';
 
@@ -36,26 +33,11 @@ export async function translateFixture(
 
 /** The translator driven event by event: what each upstream event, and the end, make the client receive. */
 export function messagesToChat(options: Partial<MessagesToChatStreamOptions> = {}) {
-  let written: ChatStreamEvent[] = [];
-  const run = runTransformer(createMessagesToChatTransformer({ ...streamOptions, ...options }), (event) =>
-    written.push(event),
+  return eventByEvent(
+    createMessagesToChatTransformer({ ...streamOptions, ...options }),
+    parseMessagesStreamEvent,
+    encodeChatStreamEvent,
   );
-  const take = () => {
-    const text = written.map(encodeChatStreamEvent).join('');
-    written = [];
-    return text;
-  };
-  return {
-    push(message: SseMessage): string {
-      const event = parseMessagesStreamEvent(message);
-      if (event) run.push(event);
-      return take();
-    },
-    end(): string {
-      run.end();
-      return take();
-    },
-  };
 }
 
 /** The `data:` payloads of chat SSE text, each parsed as JSON, except the closing `[DONE]`. */

@@ -1,13 +1,12 @@
 import type { SseMessage } from '../../../shared/sse/sse-event-splitter.ts';
-import { composeTransformers, runTransformer } from '../../../shared/streams/event-transformer.ts';
+import { composeTransformers } from '../../../shared/streams/event-transformer.ts';
 import { createMessagesToChatTransformer } from '../../../shared/translation/chat-to-messages/messages-to-chat-stream.ts';
 import { type ResponseIdentity, responseId } from '../../../shared/translation/responses-to-chat/build-response.ts';
 import { createChatToResponsesTransformer } from '../../../shared/translation/responses-to-chat/chat-to-responses-stream.ts';
 import { parseMessagesStreamEvent } from '../../../shared/wires/anthropic-messages/anthropic-messages-stream-event.ts';
 import { parseChatStreamEvent } from '../../../shared/wires/openai-chat/openai-chat-stream-event.ts';
 import { encodeResponsesStreamEvent } from '../../../shared/wires/openai-responses/openai-responses-sse.ts';
-import type { ResponsesStreamEventOut } from '../../../shared/wires/openai-responses/openai-responses-stream-event.ts';
-import { parseSseText, readFixtureEvents, transformEvents } from '../../support/sse-fixtures.ts';
+import { eventByEvent, parseSseText, readFixtureEvents, transformEvents } from '../../support/sse-fixtures.ts';
 
 export const fixtures = 'translation/responses-to-chat';
 
@@ -19,26 +18,11 @@ export const identity: ResponseIdentity = {
 
 /** The translator driven event by event: what each chat event, and the end, make the client receive. */
 export function chatToResponses(overrides: Partial<ResponseIdentity> = {}) {
-  let written: ResponsesStreamEventOut[] = [];
-  const run = runTransformer(createChatToResponsesTransformer({ ...identity, ...overrides }), (event) =>
-    written.push(event),
+  return eventByEvent(
+    createChatToResponsesTransformer({ ...identity, ...overrides }),
+    parseChatStreamEvent,
+    encodeResponsesStreamEvent,
   );
-  const take = () => {
-    const text = written.map(encodeResponsesStreamEvent).join('');
-    written = [];
-    return text;
-  };
-  return {
-    push(message: SseMessage): string {
-      const event = parseChatStreamEvent(message);
-      if (event) run.push(event);
-      return take();
-    },
-    end(): string {
-      run.end();
-      return take();
-    },
-  };
 }
 
 /** Chat stream events, each read as the relay reads it, through the translator; the Responses SSE text. */
