@@ -1,48 +1,32 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { estimateInputTokens } from '../../shared/accounting/estimate-input-tokens.ts';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import type { FakeUpstream } from '../support/fake-upstream.ts';
+import { useGatewayFixture } from '../support/gateway-fixture.ts';
 import { refusal } from '../support/openai-refusal.ts';
-import { type MemberPolicy, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import type { MemberPolicy, TestGateway } from '../support/test-gateway.ts';
 import { allRecords, memberAfterSettlement, settledRecord } from '../support/usage-records.ts';
 
 /**
  * Spec §8 accounting rules 1-4, end to end: what admission reserves, what settlement charges and what the
  * member's day is left holding, for replies with, without and beyond the usage the estimate expected.
  */
+const fixture = useGatewayFixture({
+  connections: [
+    { provider: 'openai', wire: 'openai-chat', models: ['acct-model'] },
+    { provider: 'openai', wire: 'openai-responses', models: ['acct-responses'] },
+    { provider: 'beta', wire: 'openai-chat', upstream: 'beta' },
+  ],
+});
 let upstream: FakeUpstream;
 let gateway: TestGateway;
 
 /** GATEWAY_DEFAULT_OUTPUT_CAP when the environment sets none. */
 const defaultOutputCap = 4096;
 
-beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  gateway = await startTestGateway();
-  await gateway.admin.createConnection({
-    provider: 'openai',
-    wire: 'openai-chat',
-    baseUrl: `${upstream.url}/v1`,
-    models: ['acct-model'],
-  });
-  await gateway.admin.createConnection({
-    provider: 'openai',
-    wire: 'openai-responses',
-    baseUrl: `${upstream.url}/v1`,
-    models: ['acct-responses'],
-  });
-  await gateway.admin.createConnection({
-    provider: 'beta',
-    wire: 'openai-chat',
-    baseUrl: `${upstream.url}/v1`,
-    upstream: 'beta',
-  });
+beforeAll(() => {
+  ({ upstream, gateway } = fixture);
 });
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
-});
-beforeEach(() => upstream.reset());
 
 /** A member of its own per test, so its day's allowance holds only what that test spent. */
 async function freshMember(policy: MemberPolicy = { dailyTokens: 1_000_000 }, keyPolicy: MemberPolicy = {}) {

@@ -1,27 +1,20 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../cli/cli-harness.ts';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import type { FakeUpstream } from '../support/fake-upstream.ts';
+import { useGatewayFixture } from '../support/gateway-fixture.ts';
 import { everythingStored } from '../support/store-contents.ts';
-import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import type { TestGateway } from '../support/test-gateway.ts';
 
+const fixture = useGatewayFixture();
 let upstream: FakeUpstream;
 let gateway: TestGateway;
-let dataDir: string;
 const providerCredential = 'provider-credential-CANARY-7f3a';
 
-beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  const { mkdtemp } = await import('node:fs/promises');
-  const { tmpdir } = await import('node:os');
-  dataDir = await mkdtemp(join(tmpdir(), 'gateway-cli-'));
-  gateway = await startTestGateway({ dataDir });
-});
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
+beforeAll(() => {
+  ({ upstream, gateway } = fixture);
 });
 
 const cli = (argv: string[], stdin?: string) =>
@@ -80,7 +73,7 @@ describe('the admin CLI against the running gateway', () => {
     const tableText = await everythingStored(gateway.host.services);
     expect(tableText).not.toContain(providerCredential);
     expect(tableText).not.toContain(gateway.adminKey);
-    const secretFile = join(dataDir, 'secrets.json');
+    const secretFile = join(gateway.dataDir, 'secrets.json');
     expect((await stat(secretFile)).mode & 0o777).toBe(0o600);
     expect(await readFile(secretFile, 'utf8')).toContain(providerCredential);
   });

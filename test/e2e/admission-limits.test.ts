@@ -1,28 +1,20 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createStreamGate, type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
-import { type MemberPolicy, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createStreamGate, type FakeUpstream } from '../support/fake-upstream.ts';
+import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import type { MemberPolicy, TestGateway } from '../support/test-gateway.ts';
 import { memberAfterSettlement } from '../support/usage-records.ts';
 
 /** Spec §7: request-rate and concurrency limits answer 429, which the official SDK surfaces as RateLimitError. */
+const fixture = useGatewayFixture({
+  connections: [{ provider: 'openai', wire: 'openai-chat', models: ['limited-model'] }],
+});
 let upstream: FakeUpstream;
 let gateway: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  gateway = await startTestGateway();
-  await gateway.admin.createConnection({
-    provider: 'openai',
-    wire: 'openai-chat',
-    baseUrl: `${upstream.url}/v1`,
-    models: ['limited-model'],
-  });
+beforeAll(() => {
+  ({ upstream, gateway } = fixture);
 });
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
-});
-beforeEach(() => upstream.reset());
 
 const messages = [{ role: 'user' as const, content: 'hi' }];
 const sdk = (apiKey: string) => new OpenAI({ apiKey, baseURL: gateway.baseURL, maxRetries: 0 });

@@ -1,50 +1,42 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { FakeUpstream } from '../support/fake-upstream.ts';
+import { useGatewayFixture } from '../support/gateway-fixture.ts';
 import { refusal } from '../support/openai-refusal.ts';
-import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import type { TestGateway } from '../support/test-gateway.ts';
 import { memberAfterSettlement, settledRecord } from '../support/usage-records.ts';
 
+// The alpha family's two upstream routes: a chat-completions-style one and a messages-style one.
+const fixture = useGatewayFixture({
+  connections: [
+    {
+      provider: 'alpha',
+      wire: 'openai-chat',
+      path: '/chat-route/v1',
+      upstream: 'alpha',
+      apiKey: 'alpha-chat-credential',
+    },
+    {
+      provider: 'alpha',
+      wire: 'anthropic-messages',
+      path: '/messages-route/v1',
+      upstream: 'alpha',
+      apiKey: 'alpha-messages-credential',
+    },
+    ...['beta', 'gamma'].map((provider) => ({ provider, wire: 'openai-chat' as const, upstream: provider })),
+  ],
+  member: { dailyTokens: 10_000_000 },
+});
 let upstream: FakeUpstream;
 let gateway: TestGateway;
 let client: OpenAI;
 let memberId: string;
 
-beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  gateway = await startTestGateway();
-  // The alpha family's two upstream routes: a chat-completions-style one and a messages-style one.
-  await gateway.admin.createConnection({
-    provider: 'alpha',
-    wire: 'openai-chat',
-    baseUrl: `${upstream.url}/chat-route/v1`,
-    upstream: 'alpha',
-    apiKey: 'alpha-chat-credential',
-  });
-  await gateway.admin.createConnection({
-    provider: 'alpha',
-    wire: 'anthropic-messages',
-    baseUrl: `${upstream.url}/messages-route/v1`,
-    upstream: 'alpha',
-    apiKey: 'alpha-messages-credential',
-  });
-  for (const provider of ['beta', 'gamma']) {
-    await gateway.admin.createConnection({
-      provider,
-      wire: 'openai-chat',
-      baseUrl: `${upstream.url}/v1`,
-      upstream: provider,
-    });
-  }
-  let key: string;
-  ({ memberId, key } = await gateway.admin.createMemberWithKey({ dailyTokens: 10_000_000 }));
-  client = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
+beforeAll(() => {
+  ({ upstream, gateway } = fixture);
+  ({ memberId } = fixture.member);
+  client = new OpenAI({ apiKey: fixture.member.key, baseURL: gateway.baseURL, maxRetries: 0 });
 });
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
-});
-beforeEach(() => upstream.reset());
 
 const weatherTool = {
   type: 'function' as const,

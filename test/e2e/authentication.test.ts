@@ -1,27 +1,22 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { FakeUpstream } from '../support/fake-upstream.ts';
+import { useGatewayFixture } from '../support/gateway-fixture.ts';
 import { refusal } from '../support/openai-refusal.ts';
-import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import type { TestGateway } from '../support/test-gateway.ts';
 
+const fixture = useGatewayFixture({
+  connections: ['openai', 'other'].map((provider) => ({
+    provider,
+    wire: 'openai-chat' as const,
+    models: ['gpt-test', 'gpt-other'],
+  })),
+});
 let upstream: FakeUpstream;
 let gateway: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  gateway = await startTestGateway();
-  for (const provider of ['openai', 'other']) {
-    await gateway.admin.createConnection({
-      provider,
-      wire: 'openai-chat',
-      baseUrl: `${upstream.url}/v1`,
-      models: ['gpt-test', 'gpt-other'],
-    });
-  }
-});
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
+beforeAll(() => {
+  ({ upstream, gateway } = fixture);
 });
 
 const clientFor = (apiKey: string) => new OpenAI({ apiKey, baseURL: gateway.baseURL, maxRetries: 0 });

@@ -1,46 +1,32 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { FakeUpstream } from '../support/fake-upstream.ts';
+import { useGatewayFixture } from '../support/gateway-fixture.ts';
 import { outcome } from '../support/openai-refusal.ts';
-import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import type { TestGateway } from '../support/test-gateway.ts';
 
 /**
  * With the production cache (a minute of cached principals and connections), an administrator's change must
  * still apply to this process's very next request: the admin API clears its own process's caches. Every test
  * warms the caches with a successful request first, so a stale cache would answer the way it did before.
  */
+const fixture = useGatewayFixture({
+  environment: { GATEWAY_CACHE_TTL_MS: '60000' },
+  connections: [
+    { provider: 'openai', wire: 'openai-chat', path: '/first/v1', models: ['cached-model'] },
+    { provider: 'openai', wire: 'openai-chat', path: '/second/v1', models: ['cached-model'] },
+    { provider: 'anthropic', wire: 'anthropic-messages', models: ['counted-model'] },
+  ],
+});
 let upstream: FakeUpstream;
 let gateway: TestGateway;
 let firstConnection: string;
 
-beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  gateway = await startTestGateway({ environment: { GATEWAY_CACHE_TTL_MS: '60000' } });
-  firstConnection = await gateway.admin.createConnection({
-    provider: 'openai',
-    wire: 'openai-chat',
-    baseUrl: `${upstream.url}/first/v1`,
-    models: ['cached-model'],
-  });
-  await gateway.admin.createConnection({
-    provider: 'openai',
-    wire: 'openai-chat',
-    baseUrl: `${upstream.url}/second/v1`,
-    models: ['cached-model'],
-  });
-  await gateway.admin.createConnection({
-    provider: 'anthropic',
-    wire: 'anthropic-messages',
-    baseUrl: `${upstream.url}/v1`,
-    models: ['counted-model'],
-  });
+beforeAll(() => {
+  ({ upstream, gateway } = fixture);
+  [firstConnection = ''] = fixture.connectionIds;
 });
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
-});
-beforeEach(() => upstream.reset());
 
 const messages = [{ role: 'user' as const, content: 'hi' }];
 const sdk = (apiKey: string) => new OpenAI({ apiKey, baseURL: gateway.baseURL, maxRetries: 0 });

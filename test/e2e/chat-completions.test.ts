@@ -1,33 +1,25 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createStreamGate, type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
-import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createStreamGate, type FakeUpstream } from '../support/fake-upstream.ts';
+import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import type { TestGateway } from '../support/test-gateway.ts';
 import { memberAfterSettlement, settledRecord } from '../support/usage-records.ts';
 
+const fixture = useGatewayFixture({
+  connections: [{ provider: 'openai', wire: 'openai-chat', models: ['gpt-test'], apiKey: 'provider-secret' }],
+  member: { dailyTokens: 1_000_000 },
+});
 let upstream: FakeUpstream;
 let gateway: TestGateway;
 let client: OpenAI;
 let memberId: string;
 let key: string;
 
-beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  gateway = await startTestGateway();
-  await gateway.admin.createConnection({
-    provider: 'openai',
-    wire: 'openai-chat',
-    baseUrl: `${upstream.url}/v1`,
-    models: ['gpt-test'],
-    apiKey: 'provider-secret',
-  });
-  ({ memberId, key } = await gateway.admin.createMemberWithKey({ dailyTokens: 1_000_000 }));
+beforeAll(() => {
+  ({ upstream, gateway } = fixture);
+  ({ memberId, key } = fixture.member);
   client = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
 });
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
-});
-beforeEach(() => upstream.reset());
 
 const hello = [{ role: 'user' as const, content: 'hello there' }];
 

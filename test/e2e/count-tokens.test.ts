@@ -1,34 +1,22 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
-import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { FakeUpstream } from '../support/fake-upstream.ts';
+import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import type { TestGateway } from '../support/test-gateway.ts';
 import { allRecords, memberAfterSettlement } from '../support/usage-records.ts';
 
+const fixture = useGatewayFixture({
+  connections: [
+    { provider: 'anthropic', wire: 'anthropic-messages', models: ['claude-test'], apiKey: 'provider-secret' },
+    { provider: 'openai', wire: 'openai-chat', models: ['gpt-test'] },
+  ],
+});
 let upstream: FakeUpstream;
 let gateway: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  gateway = await startTestGateway();
-  await gateway.admin.createConnection({
-    provider: 'anthropic',
-    wire: 'anthropic-messages',
-    baseUrl: `${upstream.url}/v1`,
-    models: ['claude-test'],
-    apiKey: 'provider-secret',
-  });
-  await gateway.admin.createConnection({
-    provider: 'openai',
-    wire: 'openai-chat',
-    baseUrl: `${upstream.url}/v1`,
-    models: ['gpt-test'],
-  });
+beforeAll(() => {
+  ({ upstream, gateway } = fixture);
 });
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
-});
-beforeEach(() => upstream.reset());
 
 const hello: Anthropic.MessageParam[] = [{ role: 'user', content: 'hello there' }];
 

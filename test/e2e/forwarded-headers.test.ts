@@ -1,41 +1,30 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
-import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { FakeUpstream } from '../support/fake-upstream.ts';
+import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import type { TestGateway } from '../support/test-gateway.ts';
 
 /**
  * The messages SDK sends its beta feature flags in `anthropic-beta`; a native messages call carries them to the
  * upstream (the body fields they unlock are refused without them). Nothing else of the client's headers goes.
  */
+const fixture = useGatewayFixture({
+  connections: [
+    { provider: 'anthropic', wire: 'anthropic-messages', models: ['claude-test'], apiKey: 'provider-secret' },
+    // A catalog model served only by a messages upstream: a chat client's call to it is translated.
+    { provider: 'alpha', wire: 'anthropic-messages', path: '/alpha/v1', upstream: 'alpha' },
+  ],
+  member: { dailyTokens: 1_000_000 },
+});
 let upstream: FakeUpstream;
 let gateway: TestGateway;
 let key: string;
 
-beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  gateway = await startTestGateway();
-  await gateway.admin.createConnection({
-    provider: 'anthropic',
-    wire: 'anthropic-messages',
-    baseUrl: `${upstream.url}/v1`,
-    models: ['claude-test'],
-    apiKey: 'provider-secret',
-  });
-  // A catalog model served only by a messages upstream: a chat client's call to it is translated.
-  await gateway.admin.createConnection({
-    provider: 'alpha',
-    wire: 'anthropic-messages',
-    baseUrl: `${upstream.url}/alpha/v1`,
-    upstream: 'alpha',
-  });
-  ({ key } = await gateway.admin.createMemberWithKey({ dailyTokens: 1_000_000 }));
+beforeAll(() => {
+  ({ upstream, gateway } = fixture);
+  ({ key } = fixture.member);
 });
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
-});
-beforeEach(() => upstream.reset());
 
 const hello: Anthropic.MessageParam[] = [{ role: 'user', content: 'hello there' }];
 const betas = ['interleaved-thinking-2025-05-14', 'context-1m-2025-08-07'];

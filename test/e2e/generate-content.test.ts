@@ -1,33 +1,27 @@
 import { ApiError, type Content, type GenerateContentResponse, GoogleGenAI, type Tool } from '@google/genai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
-import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { FakeUpstream } from '../support/fake-upstream.ts';
+import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import type { TestGateway } from '../support/test-gateway.ts';
 import { settledRecord } from '../support/usage-records.ts';
 
+const fixture = useGatewayFixture({
+  connections: [
+    { provider: 'google', wire: 'gemini', path: '/v1beta', models: ['gemini-test'], apiKey: 'provider-secret' },
+  ],
+  member: { dailyTokens: 1_000_000 },
+});
 let upstream: FakeUpstream;
 let gateway: TestGateway;
 let ai: GoogleGenAI;
 let key: string;
 const model = 'google/gemini-test';
 
-beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  gateway = await startTestGateway();
-  await gateway.admin.createConnection({
-    provider: 'google',
-    wire: 'gemini',
-    baseUrl: `${upstream.url}/v1beta`,
-    models: ['gemini-test'],
-    apiKey: 'provider-secret',
-  });
-  ({ key } = await gateway.admin.createMemberWithKey({ dailyTokens: 1_000_000 }));
+beforeAll(() => {
+  ({ upstream, gateway } = fixture);
+  ({ key } = fixture.member);
   ai = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gateway.url } });
 });
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
-});
-beforeEach(() => upstream.reset());
 
 const weatherTools: Tool[] = [
   {

@@ -1,26 +1,17 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
-import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { FakeUpstream } from '../support/fake-upstream.ts';
+import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import type { TestGateway } from '../support/test-gateway.ts';
 
+const fixture = useGatewayFixture({
+  connections: ['beta', 'alpha'].map((provider) => ({ provider, wire: 'openai-chat' as const, upstream: provider })),
+});
 let upstream: FakeUpstream;
 let gateway: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  gateway = await startTestGateway();
-  for (const provider of ['beta', 'alpha']) {
-    await gateway.admin.createConnection({
-      provider,
-      wire: 'openai-chat',
-      baseUrl: `${upstream.url}/v1`,
-      upstream: provider,
-    });
-  }
-});
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
+beforeAll(() => {
+  ({ upstream, gateway } = fixture);
 });
 
 async function holderKey(wallet: string, usd: number): Promise<string> {

@@ -1,12 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import type { TestGateway } from '../support/test-gateway.ts';
 
+const fixture = useGatewayFixture();
 let gateway: TestGateway;
 
-beforeAll(async () => {
-  gateway = await startTestGateway();
+beforeAll(() => {
+  ({ gateway } = fixture);
 });
-afterAll(async () => gateway.close());
 
 const record = (index: number, extra: Record<string, unknown> = {}) => ({
   timestamp: `2025-06-01T09:${String(index).padStart(2, '0')}:00Z`,

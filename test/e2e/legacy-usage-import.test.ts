@@ -1,35 +1,27 @@
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../cli/cli-harness.ts';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
-import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import type { TestGateway } from '../support/test-gateway.ts';
 import { memberAfterSettlement, usageSnapshot } from '../support/usage-records.ts';
 
 const goodFile = fileURLToPath(new URL('../fixtures/legacy-usage/engine-0.1.jsonl', import.meta.url));
 const malformedFile = fileURLToPath(new URL('../fixtures/legacy-usage/malformed.jsonl', import.meta.url));
 
-let upstream: FakeUpstream;
+const fixture = useGatewayFixture({
+  connections: [{ provider: 'alpha', wire: 'openai-chat', models: ['alpha-large'] }],
+  member: { dailyTokens: 1_000_000 },
+});
 let gateway: TestGateway;
 
 beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  gateway = await startTestGateway();
+  ({ gateway } = fixture);
   // One real gateway request first, so the usage and rollup tables hold something that could be disturbed.
-  await gateway.admin.createConnection({
-    provider: 'alpha',
-    wire: 'openai-chat',
-    baseUrl: `${upstream.url}/v1`,
-    models: ['alpha-large'],
-  });
-  const { memberId, key } = await gateway.admin.createMemberWithKey({ dailyTokens: 1_000_000 });
+  const { memberId, key } = fixture.member;
   const client = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
   await client.chat.completions.create({ model: 'alpha/alpha-large', messages: [{ role: 'user', content: 'hi' }] });
   await memberAfterSettlement(gateway.host.services, memberId);
-});
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
 });
 
 const importFile = (file: string, ...flags: string[]) =>

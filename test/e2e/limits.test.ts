@@ -1,9 +1,10 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { estimateInputTokens, inputEstimateMargin } from '../../shared/accounting/estimate-input-tokens.ts';
 import { catalogModels } from '../../shared/catalog/catalog-data.ts';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
-import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import type { FakeUpstream } from '../support/fake-upstream.ts';
+import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import type { TestGateway } from '../support/test-gateway.ts';
 
 /**
  * Spec §2.2 and §8 limits at their exact edges: each catalog model's context window, Beta 4 31B's maximum
@@ -15,47 +16,24 @@ import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
  * `max_tokens` equal to the window is refused whenever the prompt has any tokens at all; the edge is
  * `window - lowerBound(input)`, which the tests compute from the very body they send.
  */
+const fixture = useGatewayFixture({
+  connections: [
+    { provider: 'alpha', wire: 'openai-chat', path: '/chat-route/v1', upstream: 'alpha' },
+    { provider: 'alpha', wire: 'anthropic-messages', path: '/messages-route/v1', upstream: 'alpha' },
+    ...['beta', 'gamma'].map((provider) => ({ provider, wire: 'openai-chat' as const, upstream: provider })),
+    { provider: 'openai', wire: 'openai-chat', models: ['plain-model'] },
+  ],
+  // No daily allowance: reservations near a million tokens are the point here, not the allowance.
+  member: {},
+});
 let upstream: FakeUpstream;
 let gateway: TestGateway;
 let key: string;
 
-beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  gateway = await startTestGateway();
-  await gateway.admin.createConnection({
-    provider: 'alpha',
-    wire: 'openai-chat',
-    baseUrl: `${upstream.url}/chat-route/v1`,
-    upstream: 'alpha',
-  });
-  await gateway.admin.createConnection({
-    provider: 'alpha',
-    wire: 'anthropic-messages',
-    baseUrl: `${upstream.url}/messages-route/v1`,
-    upstream: 'alpha',
-  });
-  for (const provider of ['beta', 'gamma']) {
-    await gateway.admin.createConnection({
-      provider,
-      wire: 'openai-chat',
-      baseUrl: `${upstream.url}/v1`,
-      upstream: provider,
-    });
-  }
-  await gateway.admin.createConnection({
-    provider: 'openai',
-    wire: 'openai-chat',
-    baseUrl: `${upstream.url}/v1`,
-    models: ['plain-model'],
-  });
-  // No daily allowance: reservations near a million tokens are the point here, not the allowance.
-  ({ key } = await gateway.admin.createMemberWithKey({}));
+beforeAll(() => {
+  ({ upstream, gateway } = fixture);
+  ({ key } = fixture.member);
 });
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
-});
-beforeEach(() => upstream.reset());
 
 function post(body: string | Record<string, unknown>) {
   return fetch(`${gateway.baseURL}/chat/completions`, {

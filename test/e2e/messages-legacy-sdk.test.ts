@@ -1,27 +1,26 @@
 import Anthropic from 'anthropic-sdk-legacy';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
-import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { FakeUpstream } from '../support/fake-upstream.ts';
+import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import type { TestGateway } from '../support/test-gateway.ts';
 import { settledRecord } from '../support/usage-records.ts';
 
 /** The 0.x line of the SDK (installed as `anthropic-sdk-legacy`), which sends the key as `x-api-key`. */
+const fixture = useGatewayFixture({
+  connections: [
+    { provider: 'anthropic', wire: 'anthropic-messages', models: ['claude-test'], apiKey: 'provider-secret' },
+  ],
+  member: { dailyTokens: 1_000_000 },
+});
 let upstream: FakeUpstream;
 let gateway: TestGateway;
 let client: Anthropic;
 let key: string;
 const sentHeaders: Headers[] = [];
 
-beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  gateway = await startTestGateway();
-  await gateway.admin.createConnection({
-    provider: 'anthropic',
-    wire: 'anthropic-messages',
-    baseUrl: `${upstream.url}/v1`,
-    models: ['claude-test'],
-    apiKey: 'provider-secret',
-  });
-  ({ key } = await gateway.admin.createMemberWithKey({ dailyTokens: 1_000_000 }));
+beforeAll(() => {
+  ({ upstream, gateway } = fixture);
+  ({ key } = fixture.member);
   // The SDK is unmodified; the fetch it is given only notes the headers it sends, to show which one it uses.
   const observingFetch: typeof fetch = (input, init) => {
     sentHeaders.push(new Headers(init?.headers));
@@ -29,11 +28,6 @@ beforeAll(async () => {
   };
   client = new Anthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0, fetch: observingFetch });
 });
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
-});
-beforeEach(() => upstream.reset());
 
 const hello: Anthropic.MessageParam[] = [{ role: 'user', content: 'hello there' }];
 const weatherTool: Anthropic.Tool = {

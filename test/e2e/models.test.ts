@@ -1,25 +1,19 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import type { TestGateway } from '../support/test-gateway.ts';
 
+const fixture = useGatewayFixture({
+  connections: [
+    { provider: 'acme', wire: 'openai-chat', baseUrl: 'http://127.0.0.1:9/v1', models: ['acme-1', 'acme-2'] },
+    { provider: 'acme', wire: 'anthropic-messages', baseUrl: 'http://127.0.0.1:9/v1', models: ['acme-2'] },
+  ],
+});
 let gateway: TestGateway;
 
-beforeAll(async () => {
-  gateway = await startTestGateway();
-  await gateway.admin.createConnection({
-    provider: 'acme',
-    wire: 'openai-chat',
-    baseUrl: 'http://127.0.0.1:9/v1',
-    models: ['acme-1', 'acme-2'],
-  });
-  await gateway.admin.createConnection({
-    provider: 'acme',
-    wire: 'anthropic-messages',
-    baseUrl: 'http://127.0.0.1:9/v1',
-    models: ['acme-2'],
-  });
+beforeAll(() => {
+  ({ gateway } = fixture);
 });
-afterAll(async () => gateway.close());
 
 async function modelIds(apiKey: string) {
   const client = new OpenAI({ apiKey, baseURL: gateway.baseURL, maxRetries: 0 });

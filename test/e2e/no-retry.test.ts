@@ -1,8 +1,9 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { FakeUpstream } from '../support/fake-upstream.ts';
+import { useGatewayFixture } from '../support/gateway-fixture.ts';
 import { refusal } from '../support/openai-refusal.ts';
-import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import type { TestGateway } from '../support/test-gateway.ts';
 import { settledRecord } from '../support/usage-records.ts';
 
 /**
@@ -10,42 +11,28 @@ import { settledRecord } from '../support/usage-records.ts';
  * the second when the first fails, and a provider whose connection is down must not be served by another
  * provider that has a model of the same name.
  */
+const fixture = useGatewayFixture({
+  connections: [
+    ...['pair-1', 'pair-2'].map((path) => ({
+      provider: 'openai',
+      wire: 'openai-chat' as const,
+      path: `/${path}/v1`,
+      models: ['pair-model'],
+    })),
+    // Provider X cannot be reached; provider Y serves a model of the same name.
+    { provider: 'xdown', wire: 'openai-chat', baseUrl: 'http://127.0.0.1:9/v1', models: ['split-model'] },
+    { provider: 'yup', wire: 'openai-chat', path: '/y/v1', models: ['split-model'] },
+  ],
+  member: { dailyTokens: 1_000_000 },
+});
 let upstream: FakeUpstream;
 let gateway: TestGateway;
 let client: OpenAI;
 
-beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  gateway = await startTestGateway();
-  for (const path of ['pair-1', 'pair-2']) {
-    await gateway.admin.createConnection({
-      provider: 'openai',
-      wire: 'openai-chat',
-      baseUrl: `${upstream.url}/${path}/v1`,
-      models: ['pair-model'],
-    });
-  }
-  // Provider X cannot be reached; provider Y serves a model of the same name.
-  await gateway.admin.createConnection({
-    provider: 'xdown',
-    wire: 'openai-chat',
-    baseUrl: 'http://127.0.0.1:9/v1',
-    models: ['split-model'],
-  });
-  await gateway.admin.createConnection({
-    provider: 'yup',
-    wire: 'openai-chat',
-    baseUrl: `${upstream.url}/y/v1`,
-    models: ['split-model'],
-  });
-  const { key } = await gateway.admin.createMemberWithKey({ dailyTokens: 1_000_000 });
-  client = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
+beforeAll(() => {
+  ({ upstream, gateway } = fixture);
+  client = new OpenAI({ apiKey: fixture.member.key, baseURL: gateway.baseURL, maxRetries: 0 });
 });
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
-});
-beforeEach(() => upstream.reset());
 
 const messages = [{ role: 'user' as const, content: 'hi' }];
 

@@ -1,28 +1,20 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
-import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { FakeUpstream } from '../support/fake-upstream.ts';
+import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import type { TestGateway } from '../support/test-gateway.ts';
 import { memberAfterSettlement, settledRecord } from '../support/usage-records.ts';
 
+// Each chunk comes well within the time-out, but the whole stream takes longer than the request deadline.
+const fixture = useGatewayFixture({
+  environment: { GATEWAY_MAX_REQUEST_MS: '800', GATEWAY_UPSTREAM_TIMEOUT_MS: '5000' },
+  connections: [{ provider: 'acme', wire: 'openai-chat', models: ['slow'] }],
+});
 let upstream: FakeUpstream;
 let gateway: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  // Each chunk comes well within the time-out, but the whole stream takes longer than the request deadline.
-  gateway = await startTestGateway({
-    environment: { GATEWAY_MAX_REQUEST_MS: '800', GATEWAY_UPSTREAM_TIMEOUT_MS: '5000' },
-  });
-  await gateway.admin.createConnection({
-    provider: 'acme',
-    wire: 'openai-chat',
-    baseUrl: `${upstream.url}/v1`,
-    models: ['slow'],
-  });
-});
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
+beforeAll(() => {
+  ({ upstream, gateway } = fixture);
 });
 
 describe('the request deadline', () => {

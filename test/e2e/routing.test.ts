@@ -1,49 +1,44 @@
 import { request as httpRequest } from 'node:http';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { FakeUpstream } from '../support/fake-upstream.ts';
+import { useGatewayFixture } from '../support/gateway-fixture.ts';
 import { refusal } from '../support/openai-refusal.ts';
-import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import type { TestGateway } from '../support/test-gateway.ts';
 import { settledRecord } from '../support/usage-records.ts';
 
+const routed = (path: string, models: string[], upstream = 'lb', provider = 'openai') => ({
+  provider,
+  wire: 'openai-chat' as const,
+  path: `/${path}/v1`,
+  models,
+  upstream,
+});
+const fixture = useGatewayFixture({
+  environment: { GATEWAY_UPSTREAM_TIMEOUT_MS: '1000' },
+  connections: [
+    routed('first', ['rotated-model']),
+    routed('second', ['rotated-model']),
+    routed('disabled', ['rotated-model']),
+    routed('lb-route', ['routed-model']),
+    routed('lb2-route', ['routed-model'], 'lb2'),
+    routed('shared-a', ['shared-name'], 'lb', 'provider-a'),
+    routed('shared-b', ['shared-name'], 'lb', 'provider-b'),
+    { provider: 'down', wire: 'openai-chat', baseUrl: 'http://127.0.0.1:9/v1', models: ['unreachable-model'] },
+  ],
+  member: {},
+});
 let upstream: FakeUpstream;
 let gateway: TestGateway;
 let client: OpenAI;
 let key: string;
 
 beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  gateway = await startTestGateway({ environment: { GATEWAY_UPSTREAM_TIMEOUT_MS: '1000' } });
-  const connect = (path: string, models: string[], upstreamPrefix = 'lb', provider = 'openai') =>
-    gateway.admin.createConnection({
-      provider,
-      wire: 'openai-chat',
-      baseUrl: `${upstream.url}/${path}/v1`,
-      models,
-      upstream: upstreamPrefix,
-    });
-  await connect('first', ['rotated-model']);
-  await connect('second', ['rotated-model']);
-  const disabled = await connect('disabled', ['rotated-model']);
-  await gateway.admin.call('POST', `/connections/${disabled}/disable`);
-  await connect('lb-route', ['routed-model']);
-  await connect('lb2-route', ['routed-model'], 'lb2');
-  await connect('shared-a', ['shared-name'], 'lb', 'provider-a');
-  await connect('shared-b', ['shared-name'], 'lb', 'provider-b');
-  await gateway.admin.createConnection({
-    provider: 'down',
-    wire: 'openai-chat',
-    baseUrl: 'http://127.0.0.1:9/v1',
-    models: ['unreachable-model'],
-  });
-  ({ key } = await gateway.admin.createMemberWithKey());
+  ({ upstream, gateway } = fixture);
+  await gateway.admin.call('POST', `/connections/${fixture.connectionIds[2]}/disable`);
+  ({ key } = fixture.member);
   client = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
 });
-afterAll(async () => {
-  await gateway.close();
-  await upstream.close();
-});
-beforeEach(() => upstream.reset());
 
 const messages = [{ role: 'user' as const, content: 'hi' }];
 

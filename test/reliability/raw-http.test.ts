@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
-import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import type { TestGateway } from '../support/test-gateway.ts';
 
 /**
  * Requests no HTTP client library would send, written byte for byte on a socket: header lines that break the
@@ -9,26 +9,19 @@ import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
  * Node's HTTP parser before any gateway code runs (a bare 400 or 431, not the gateway's JSON); what matters is
  * that none gets a 5xx, none authenticates by accident, and the process keeps answering.
  */
-let upstream: FakeUpstream;
+const fixture = useGatewayFixture({
+  environment: { GATEWAY_CACHE_TTL_MS: '60000' },
+  connections: [{ provider: 'openai', wire: 'openai-chat', models: ['raw-model'] }],
+  member: { dailyTokens: 1_000_000 },
+});
 let gateway: TestGateway;
 let key: string;
 let otherKey: string;
 
 beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  gateway = await startTestGateway({ environment: { GATEWAY_CACHE_TTL_MS: '60000' } });
-  await gateway.admin.createConnection({
-    provider: 'openai',
-    wire: 'openai-chat',
-    baseUrl: `${upstream.url}/v1`,
-    models: ['raw-model'],
-  });
-  ({ key } = await gateway.admin.createMemberWithKey({ dailyTokens: 1_000_000 }));
+  ({ gateway } = fixture);
+  ({ key } = fixture.member);
   ({ key: otherKey } = await gateway.admin.createMemberWithKey({ dailyTokens: 1_000_000 }));
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
 });
 
 const body = JSON.stringify({ model: 'openai/raw-model', messages: [{ role: 'user', content: 'raw' }] });

@@ -8,6 +8,8 @@ import { gatewayEngineOfThisRun } from './test-store.ts';
 
 export interface TestGateway {
   url: string;
+  /** The gateway's data folder: its store and its secret file. */
+  dataDir: string;
   /** The OpenAI-style base URL, `<url>/v1`. */
   baseURL: string;
   adminKey: string;
@@ -38,6 +40,7 @@ export async function startTestGateway(
   if (instant !== undefined) host.services.now = heldClock(instant);
   return {
     url: host.url,
+    dataDir,
     baseURL: `${host.url}/v1`,
     adminKey,
     host,
@@ -56,6 +59,15 @@ export interface MemberPolicy {
   maxOutput?: number;
   providers?: string[];
   models?: string[];
+}
+
+export interface ConnectionInput {
+  provider: string;
+  wire: 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini';
+  baseUrl: string;
+  models?: string[];
+  upstream?: string;
+  apiKey?: string;
 }
 
 /** Drives the real admin API over HTTP, as the CLI does. */
@@ -104,14 +116,7 @@ export class AdminClient {
     return { memberId, keyId: id, key };
   }
 
-  async createConnection(input: {
-    provider: string;
-    wire: 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini';
-    baseUrl: string;
-    models?: string[];
-    upstream?: string;
-    apiKey?: string;
-  }): Promise<string> {
+  async createConnection(input: ConnectionInput): Promise<string> {
     const result = await this.call<{ connection: { id: string } }>('POST', '/connections', {
       apiKey: 'upstream-secret-credential',
       ...input,
