@@ -1,16 +1,22 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { deadlineIn } from '../../shared/clock/monotonic-deadline.ts';
 import type { GatewayServices } from '../../shared/config/gateway-services.ts';
 import type { MemberAccount } from '../../shared/store/control-items.ts';
 import type { UsageRecord } from '../../shared/store/usage-records.ts';
 
-/** Waits until settlement has closed a request's record (settlement runs after the response ends). */
+/**
+ * Waits until settlement has closed a request's record. Settlement runs in the host's background once the
+ * response has ended, so it waits for the settlements running now rather than for a while; a settlement not
+ * started yet (the client can read the last byte before the relay has ended) starts within a turn or two.
+ */
 export async function settledRecord(services: GatewayServices, requestId: string, timeoutMs = 5_000) {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = deadlineIn(timeoutMs);
   for (;;) {
     await Promise.allSettled([...services.background]);
     const record = await services.store.records.get(requestId);
     if (record && record.state !== 'running') return record;
-    if (Date.now() > deadline) throw new Error(`record ${requestId} was not settled: ${JSON.stringify(record)}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    if (deadline.remainingMs() === 0) throw new Error(`record ${requestId} was not settled: ${JSON.stringify(record)}`);
+    await nextTurn();
   }
 }
 
