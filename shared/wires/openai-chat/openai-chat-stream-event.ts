@@ -6,9 +6,9 @@ import { type ChatUsageOut, chatUsageSchema } from './openai-chat-usage.ts';
 
 /**
  * One event of a Chat Completions stream: a `chat.completion.chunk`, the error a failing stream ends with
- * (`{"error": {...}}` in a plain `data:` line), or the closing `[DONE]`. Chunks are read tolerantly; usage that
- * cannot be read is left out rather than failing the chunk. A chunk whose choices cannot be read is not read at
- * all: a pass-through still sends it on, and a translation passes over it.
+ * (`{"error": {...}}` in a plain `data:` line), or the closing `[DONE]`. Chunks are read tolerantly, each field
+ * `z.nullish()`; a chunk that still cannot be read is not read at all: a pass-through sends it on as it came, and
+ * a translation passes over it.
  * https://platform.openai.com/docs/api-reference/chat-streaming/streaming
  */
 
@@ -34,7 +34,7 @@ const chunkChoiceSchema = z.object({
 
 const chunkSchema = z.object({
   choices: z.nullish(z.array(chunkChoiceSchema)),
-  usage: z.catch(z.nullish(chatUsageSchema), undefined),
+  usage: z.nullish(chatUsageSchema),
 });
 
 /** `code` is a number on some engines. */
@@ -57,7 +57,7 @@ export type ChatStreamEvent =
 
 /** One SSE event of a chat stream, read once; `undefined` for anything else, so a reader never throws. */
 export function parseChatStreamEvent(message: SseMessage): ChatStreamEvent | undefined {
-  if (message.data.trim() === '[DONE]') return { type: 'done' };
+  if (!message.data.startsWith('{') && message.data.trim() === '[DONE]') return { type: 'done' };
   const payload = parseJson(message.data);
   if (message.event === 'error' || isErrorPayload(payload)) {
     const failure = streamErrorSchema.safeParse(payload);
