@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../shared/http/gateway-error.ts';
 import { anthropicMessagesClientWire } from '../../shared/wires/anthropic-messages/anthropic-messages-client-wire.ts';
-import { parseAnthropicMessagesError } from '../../shared/wires/anthropic-messages/anthropic-messages-error.ts';
+import { parseAnthropicMessagesError } from '../../shared/wires/anthropic-messages/anthropic-messages-upstream-error.ts';
 import type { ClientWireFormat, RequestAddress, WireRequest } from '../../shared/wires/client-wire-format.ts';
 import { geminiClientWire } from '../../shared/wires/gemini/gemini-client-wire.ts';
-import { parseGeminiError } from '../../shared/wires/gemini/gemini-error.ts';
+import { parseGeminiError } from '../../shared/wires/gemini/gemini-upstream-error.ts';
 import { openaiChatClientWire } from '../../shared/wires/openai-chat/openai-chat-client-wire.ts';
 import { parseChatStreamEvent } from '../../shared/wires/openai-chat/openai-chat-stream-event.ts';
 import { openaiResponsesClientWire } from '../../shared/wires/openai-responses/openai-responses-client-wire.ts';
-import { parseOpenaiResponsesError } from '../../shared/wires/openai-responses/openai-responses-error.ts';
+import { parseOpenaiResponsesError } from '../../shared/wires/openai-responses/openai-responses-upstream-error.ts';
 
 const address = (innerPath: string, query = ''): RequestAddress => ({
   innerPath,

@@ -1,8 +1,8 @@
 import { parseRequest } from '../../http/parse-request.ts';
 import type { MessagesAnswer } from '../../wires/anthropic-messages/anthropic-messages-answer.ts';
-import { parseAnthropicMessagesError } from '../../wires/anthropic-messages/anthropic-messages-error.ts';
 import type { MessagesRequest } from '../../wires/anthropic-messages/anthropic-messages-request.ts';
 import type { MessagesStreamEvent } from '../../wires/anthropic-messages/anthropic-messages-stream-event.ts';
+import { parseAnthropicMessagesError } from '../../wires/anthropic-messages/anthropic-messages-upstream-error.ts';
 import { type ChatCompletion, chatCompletionId } from '../../wires/openai-chat/openai-chat-answer.ts';
 import { openaiErrorBody } from '../../wires/openai-chat/openai-chat-error.ts';
 import {

@@ -19,16 +19,18 @@ export const messagesContentBlockSchema = z.object({
 
 export type MessagesContentBlock = z.infer<typeof messagesContentBlockSchema>;
 
+/** Where an answer reports its usage: read apart from the rest, so an answer a translator could not read still counts. */
+const answerUsagePart = { usage: z.nullish(messagesUsageSchema) };
+
 export const messagesAnswerSchema = z.object({
   content: z.nullish(z.array(messagesContentBlockSchema)),
   stop_reason: z.nullish(z.string()),
-  usage: z.nullish(messagesUsageSchema),
+  ...answerUsagePart,
 });
 
 export type MessagesAnswer = z.infer<typeof messagesAnswerSchema>;
 
-/** Where usage sits in an answer; read apart from the rest, so an answer a translator could not read still counts. */
-const answerUsageSchema = z.pick(messagesAnswerSchema, { usage: true });
+const answerUsageSchema = z.object(answerUsagePart);
 
 export function usageOfMessagesAnswer(answer: unknown): UsageReport | undefined {
   return readAnswerPart(answerUsageSchema, answer, (parsed) =>

@@ -1,6 +1,6 @@
 import type { SseMessage } from '../../sse/sse-event-splitter.ts';
 import * as z from '../../validation/zod.ts';
-import { isErrorPayload, parseJson } from '../parse-json.ts';
+import { isErrorPayload, parseJson, readApart } from '../parse-json.ts';
 import { messagesContentBlockSchema } from './anthropic-messages-answer.ts';
 import { messagesUsageSchema } from './anthropic-messages-usage.ts';
 
@@ -11,7 +11,7 @@ import { messagesUsageSchema } from './anthropic-messages-usage.ts';
  * https://docs.anthropic.com/en/docs/build-with-claude/streaming
  */
 
-const tolerantUsageSchema = z.catch(z.nullish(messagesUsageSchema), undefined);
+const tolerantUsageSchema = readApart(z.nullish(messagesUsageSchema));
 
 const contentDeltaSchema = z.object({
   type: z.string(),

@@ -53,19 +53,21 @@ export const geminiErrorSchema = z.object({
 
 export type GeminiError = z.infer<typeof geminiErrorSchema>;
 
+/** Where an answer reports its usage: read apart from the rest, so an answer a translator could not read still counts. */
+const answerUsagePart = { usageMetadata: z.nullish(geminiUsageMetadataSchema) };
+
 export const geminiResponseSchema = z.object({
   candidates: z.nullish(z.array(candidateSchema)),
   /** Set instead of candidates when the prompt itself was blocked; that response is final too. */
   promptFeedback: z.nullish(z.object({ blockReason: z.nullish(z.string()) })),
-  usageMetadata: z.nullish(geminiUsageMetadataSchema),
+  ...answerUsagePart,
   /** A stream that fails after its first byte ends with a chunk holding only this. */
   error: z.nullish(geminiErrorSchema),
 });
 
 export type GeminiResponse = z.infer<typeof geminiResponseSchema>;
 
-/** Where usage sits in an answer; read apart from the rest, so an answer a translator could not read still counts. */
-const answerUsageSchema = z.pick(geminiResponseSchema, { usageMetadata: true });
+const answerUsageSchema = z.object(answerUsagePart);
 
 export function usageOfGeminiAnswer(answer: unknown): UsageReport | undefined {
   return readAnswerPart(answerUsageSchema, answer, (parsed) =>

@@ -16,6 +16,9 @@ const toolCallSchema = z.object({
   function: z.nullish(z.object({ name: z.nullish(z.string()), arguments: z.nullish(z.string()) })),
 });
 
+/** Where an answer reports its usage: read apart from the rest, so an answer a translator could not read still counts. */
+const answerUsagePart = { usage: z.nullish(chatUsageSchema) };
+
 export const chatCompletionSchema = z.object({
   choices: z.nullish(
     z.array(
@@ -33,13 +36,12 @@ export const chatCompletionSchema = z.object({
       }),
     ),
   ),
-  usage: z.nullish(chatUsageSchema),
+  ...answerUsagePart,
 });
 
 export type ChatCompletionAnswer = z.infer<typeof chatCompletionSchema>;
 
-/** Where usage sits in an answer; read apart from the rest, so an answer a translator could not read still counts. */
-const answerUsageSchema = z.pick(chatCompletionSchema, { usage: true });
+const answerUsageSchema = z.object(answerUsagePart);
 
 export function usageOfChatAnswer(answer: unknown): UsageReport | undefined {
   return readAnswerPart(answerUsageSchema, answer, (parsed) =>

@@ -17,16 +17,18 @@ export const responsesErrorSchema = z.object({
   code: z.nullish(z.string()),
 });
 
+/** Where an answer reports its usage: read apart from the rest, so an answer a translator could not read still counts. */
+const answerUsagePart = { usage: z.nullish(responsesUsageSchema) };
+
 export const responseSchema = z.object({
   status: z.nullish(z.string()),
-  usage: z.nullish(responsesUsageSchema),
+  ...answerUsagePart,
   error: z.nullish(responsesErrorSchema),
 });
 
 export type ResponseAnswer = z.infer<typeof responseSchema>;
 
-/** Where usage sits in an answer; read apart from the rest, so an answer a translator could not read still counts. */
-const answerUsageSchema = z.pick(responseSchema, { usage: true });
+const answerUsageSchema = z.object(answerUsagePart);
 
 export function usageOfResponsesAnswer(answer: unknown): UsageReport | undefined {
   return readAnswerPart(answerUsageSchema, answer, (parsed) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseAnthropicMessagesError } from '../../../shared/wires/anthropic-messages/anthropic-messages-error.ts';
+import { parseAnthropicMessagesError } from '../../../shared/wires/anthropic-messages/anthropic-messages-upstream-error.ts';
 import { anthropicMessagesUpstreamWire } from '../../../shared/wires/anthropic-messages/anthropic-messages-upstream-wire.ts';
 import type { BuildUpstreamRequestInput } from '../../../shared/wires/upstream-wire-format.ts';
 import { parseSseText, readTextFixture } from '../../support/sse-fixtures.ts';

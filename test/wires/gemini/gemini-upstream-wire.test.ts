@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseGeminiError } from '../../../shared/wires/gemini/gemini-error.ts';
+import { parseGeminiError } from '../../../shared/wires/gemini/gemini-upstream-error.ts';
 import {
   buildGeminiCountTokensUrl,
   buildGeminiGenerateContentUrl,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../shared/http/gateway-error.ts';
-import { parseOpenaiResponsesError } from '../../../shared/wires/openai-responses/openai-responses-error.ts';
+import { parseOpenaiResponsesError } from '../../../shared/wires/openai-responses/openai-responses-upstream-error.ts';
 import { openaiResponsesUpstreamWire } from '../../../shared/wires/openai-responses/openai-responses-upstream-wire.ts';
 import type { BuildUpstreamRequestInput } from '../../../shared/wires/upstream-wire-format.ts';
 import { parseSseText, readTextFixture } from '../../support/sse-fixtures.ts';
