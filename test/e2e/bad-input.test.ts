@@ -1,19 +1,20 @@
 import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { StoreUnavailableError } from '../../shared/store/store-errors.ts';
-import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import type { TestGateway } from '../support/test-gateway.ts';
 
 /**
  * Bad input never gets a 500: each case below answered one (the first with an empty body) and now answers a 4xx
  * JSON error with a code. A connection that cannot be stored leaves no credential behind.
  */
+const fixture = useGatewayFixture();
 let gateway: TestGateway;
 
-beforeAll(async () => {
-  gateway = await startTestGateway();
+beforeAll(() => {
+  ({ gateway } = fixture);
 });
-afterAll(async () => gateway?.close());
 afterEach(() => vi.restoreAllMocks());
 
 async function admin(method: 'GET' | 'POST', path: string, body?: unknown) {

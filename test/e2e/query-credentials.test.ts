@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { routeTable } from '../../shared/http/route-table.ts';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
-import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import type { FakeUpstream } from '../support/fake-upstream.ts';
+import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import type { TestGateway } from '../support/test-gateway.ts';
 
 /**
  * Spec §4.1 rule 2, §5 rule 3: a credential in the query string is refused (400 query_credentials_refused) on
@@ -9,27 +10,20 @@ import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
  * the gateway's own, a holder's, a bearer token — under any name. Even a valid key is never used, and nothing
  * reaches the upstream. Parameters the routes do use (alt, period, scope, keyId, memberId) still work.
  */
+const fixture = useGatewayFixture({
+  connections: [{ provider: 'google', wire: 'gemini', path: '/v1beta', models: ['q'] }],
+  member: { dailyTokens: 1_000_000 },
+});
 let upstream: FakeUpstream;
 let gateway: TestGateway;
 let memberKey: string;
 let holderKey: string;
 
 beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  gateway = await startTestGateway();
-  await gateway.admin.createConnection({
-    provider: 'google',
-    wire: 'gemini',
-    baseUrl: `${upstream.url}/v1beta`,
-    models: ['q'],
-  });
-  ({ key: memberKey } = await gateway.admin.createMemberWithKey({ dailyTokens: 1_000_000 }));
+  ({ upstream, gateway } = fixture);
+  ({ key: memberKey } = fixture.member);
   await gateway.admin.call('POST', '/holders', { wallet: '0xquery', usd: 500 });
   ({ key: holderKey } = await gateway.admin.call<{ key: string }>('POST', '/holders/0xquery/keys'));
-});
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
 });
 
 function pathOf(route: (typeof routeTable)[number]): string {

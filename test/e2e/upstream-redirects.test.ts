@@ -2,8 +2,9 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
-import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
+import type { FakeUpstream } from '../support/fake-upstream.ts';
+import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import type { TestGateway } from '../support/test-gateway.ts';
 import { settledRecord } from '../support/usage-records.ts';
 
 /**
@@ -12,6 +13,23 @@ import { settledRecord } from '../support/usage-records.ts';
  * redirect names, nor relay that host's answer: the 3xx is a 502 of its own. A second loopback server stands in
  * for the redirect target and records whether anything reached it.
  */
+const fixture = useGatewayFixture({
+  connections: (
+    [
+      ['openai', 'openai-chat', 'redirect-chat', '/v1'],
+      ['openai', 'openai-responses', 'redirect-responses', '/v1'],
+      ['anthropic', 'anthropic-messages', 'redirect-messages', '/v1'],
+      ['google', 'gemini', 'redirect-gemini', '/v1beta'],
+    ] as const
+  ).map(([provider, wire, model, path]) => ({
+    provider,
+    wire,
+    path,
+    models: [model],
+    apiKey: 'credential-that-must-stay-home',
+  })),
+  member: { dailyTokens: 1_000_000 },
+});
 let upstream: FakeUpstream;
 let gateway: TestGateway;
 let key: string;
@@ -20,7 +38,8 @@ let targetUrl: string;
 const targetHits: { method: string; url: string; headers: Record<string, unknown> }[] = [];
 
 beforeAll(async () => {
-  upstream = await startFakeUpstream();
+  ({ upstream, gateway } = fixture);
+  ({ key } = fixture.member);
   target = createServer((request, response) => {
     targetHits.push({ method: request.method ?? '', url: request.url ?? '', headers: { ...request.headers } });
     request.resume();
@@ -29,30 +48,11 @@ beforeAll(async () => {
   target.listen(0, '127.0.0.1');
   await once(target, 'listening');
   targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
-  gateway = await startTestGateway();
-  for (const [provider, wire, model, basePath] of [
-    ['openai', 'openai-chat', 'redirect-chat', '/v1'],
-    ['openai', 'openai-responses', 'redirect-responses', '/v1'],
-    ['anthropic', 'anthropic-messages', 'redirect-messages', '/v1'],
-    ['google', 'gemini', 'redirect-gemini', '/v1beta'],
-  ] as const) {
-    await gateway.admin.createConnection({
-      provider,
-      wire,
-      baseUrl: `${upstream.url}${basePath}`,
-      models: [model],
-      apiKey: 'credential-that-must-stay-home',
-    });
-  }
-  ({ key } = await gateway.admin.createMemberWithKey({ dailyTokens: 1_000_000 }));
 });
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
+afterAll(() => {
   target?.close();
 });
 beforeEach(() => {
-  upstream.reset();
   targetHits.length = 0;
 });
 
