@@ -1,4 +1,6 @@
-import { Writable } from 'node:stream';
+import http from 'node:http';
+import { syncBuiltinESMExports } from 'node:module';
+import { Readable, Writable } from 'node:stream';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { HostContext } from '../functions/streaming-entry.ts';
 import type { GatewayHost } from '../infra/local/gateway-host.ts';
@@ -116,52 +118,92 @@ function messagesStream(events: number): string[] {
   ];
 }
 
-/** One event per read: a pull-based stream that hands over the next event only when asked. */
-function eventStream(frames: readonly string[]): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  let next = 0;
-  return new ReadableStream<Uint8Array>(
-    {
-      pull(controller) {
-        const frame = frames[next++];
-        if (frame === undefined) controller.close();
-        else controller.enqueue(encoder.encode(frame));
+/**
+ * Answers the gateway's upstream calls to `benchUpstreamUrl` from memory: chat streams at `/chat/completions`,
+ * messages streams at `/messages`, each as many content events as the request's `max_tokens`, one event per read.
+ * The gateway calls upstreams with Node's own HTTP client (shared/net/upstream-transport.ts), so that is what is
+ * stood in for here — `node:http`'s `request`, for this one host — through `syncBuiltinESMExports`, which makes the
+ * modules that imported it see the stand-in; every other call goes out as usual.
+ */
+export function answerBenchUpstreamInMemory(): () => void {
+  const originalRequest = http.request;
+  const standIn = (url: unknown, options: http.RequestOptions, answer: (incoming: http.IncomingMessage) => void) => {
+    const sent: Buffer[] = [];
+    return new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        sent.push(chunk);
+        done();
       },
-    },
-    { highWaterMark: 0 },
-  );
+      final(done) {
+        const body = JSON.parse(Buffer.concat(sent).toString('utf8')) as { max_tokens?: number };
+        const events = body.max_tokens ?? 16;
+        const frames = String(url).endsWith('/messages') ? messagesStream(events) : chatStream(events);
+        let next = 0;
+        // One event per read, as a provider's tokens arrive.
+        const incoming = new Readable({
+          highWaterMark: 0,
+          read() {
+            const frame = frames[next++];
+            this.push(frame === undefined ? null : Buffer.from(frame));
+          },
+        });
+        answer(
+          Object.assign(incoming, {
+            statusCode: 200,
+            statusMessage: 'OK',
+            rawHeaders: ['content-type', 'text/event-stream'],
+          }) as unknown as http.IncomingMessage,
+        );
+        done();
+      },
+    });
+  };
+  http.request = ((url: unknown, ...rest: unknown[]) => {
+    if (!(url instanceof URL) || url.origin !== benchUpstreamUrl) {
+      return (originalRequest as (...parameters: unknown[]) => http.ClientRequest)(url, ...rest);
+    }
+    return standIn(url, rest[0] as http.RequestOptions, rest[1] as (incoming: http.IncomingMessage) => void);
+  }) as typeof http.request;
+  syncBuiltinESMExports();
+  return () => {
+    http.request = originalRequest;
+    syncBuiltinESMExports();
+  };
 }
 
 /**
- * Answers the gateway's upstream calls to `benchUpstreamUrl` from memory: chat streams at `/chat/completions`,
- * messages streams at `/messages`, each as many content events as the request's `max_tokens`.
+ * The response stream the Lambda runtime hands a streaming function: the prelude that `HttpResponseStream.from`
+ * writes (status and headers, then eight NUL bytes) and then the body. It takes every chunk at once and keeps the
+ * status and the last bytes, enough to see the stream's end.
  */
-export function answerBenchUpstreamInMemory(): () => void {
-  const originalFetch = globalThis.fetch;
-  globalThis.fetch = async (input, init) => {
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    if (!url.startsWith(benchUpstreamUrl)) return originalFetch(input, init);
-    const body = JSON.parse(String(init?.body)) as { max_tokens?: number };
-    const events = body.max_tokens ?? 16;
-    const frames = url.endsWith('/messages') ? messagesStream(events) : chatStream(events);
-    return new Response(eventStream(frames), { headers: { 'content-type': 'text/event-stream' } });
-  };
-  return () => {
-    globalThis.fetch = originalFetch;
-  };
-}
-
-/** The response stream Lambda hands a function: here it takes every chunk at once and keeps only the text. */
 class DiscardingResponse extends Writable {
   statusCode = 0;
   text = '';
-  writeHead(statusCode: number) {
-    this.statusCode = statusCode;
-    return this;
+  #prelude: Buffer | undefined = Buffer.alloc(0);
+  _onBeforeFirstWrite: ((write: (chunk: string | Uint8Array) => void) => void) | undefined;
+  #wroteAny = false;
+  setContentType(_contentType: string) {}
+  override write(chunk: unknown, ...rest: unknown[]): boolean {
+    if (!this.#wroteAny) {
+      this.#wroteAny = true;
+      this._onBeforeFirstWrite?.((part) => super.write(part));
+    }
+    return (super.write as (...parameters: unknown[]) => boolean)(chunk, ...rest);
   }
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: () => void) {
-    // Only the last bytes are kept, enough to see the stream's end.
-    this.text = (this.text + chunk.toString('utf8')).slice(-64);
+    if (this.#prelude !== undefined) {
+      this.#prelude = Buffer.concat([this.#prelude, chunk]);
+      const end = this.#prelude.indexOf(Buffer.alloc(8));
+      if (end !== -1) {
+        this.statusCode = (
+          JSON.parse(this.#prelude.subarray(0, end).toString('utf8')) as { statusCode: number }
+        ).statusCode;
+        this.text = this.#prelude.subarray(end + 8).toString('utf8');
+        this.#prelude = undefined;
+      }
+    } else {
+      this.text = (this.text + chunk.toString('utf8')).slice(-64);
+    }
     callback();
   }
 }
