@@ -25,7 +25,7 @@ const lineFeed = 0x0a;
 const carriageReturn = 0x0d;
 
 /**
- * Buffer's indexOf (memchr) on any Uint8Array, such as the chunks fetch hands over: several times faster than a
+ * Buffer's indexOf (memchr) on any Uint8Array the upstream's body hands over: several times faster than a
  * Uint8Array's own, without making a Buffer view of each chunk first.
  */
 const indexOfByte = (bytes: Uint8Array, byte: number, from: number): number =>
