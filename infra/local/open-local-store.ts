@@ -16,10 +16,13 @@ import { dynaliteFolder, startEmbeddedDynalite } from './embedded-dynalite.ts';
 /** The `dynamodb` engine's local table names, unless the environment names its own. */
 export const localTableNames: Readonly<Record<TableLogicalName, string>> = {
   control: 'gateway-control',
-  usage: 'gateway-usage',
+  usage: 'gateway-records',
   rollups: 'gateway-rollups',
   legacyUsage: 'gateway-legacy-usage',
 };
+
+/** The records table of the earlier layout (keyed by request id), which an upgrade still imports from. */
+const earlierUsageTable = 'gateway-usage';
 
 /** The SQLite database of a data folder. */
 export const sqliteDatabasePath = (dataDir: string) => join(dataDir, 'gateway.sqlite');
@@ -96,7 +99,7 @@ async function importEmbeddedDynalite(config: GatewayConfig, dataDir: string): P
   const client = createDocumentClient({ region: 'local', endpoint: dynalite.endpoint });
   const database = openDatabase({ path: partial, synchronous: 'full' });
   try {
-    const counts = await importDynamoTables(client, config.tables ?? localTableNames, database);
+    const counts = await importDynamoTables(client, config.tables ?? localTableNames, database, earlierUsageTable);
     database.close();
     await rename(partial, target);
     return counts;

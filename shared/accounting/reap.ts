@@ -15,7 +15,9 @@ export async function reapExpiredLeases(services: GatewayServices, leases: reado
   const now = services.now();
   let reaped = 0;
   for (const lease of leases) {
-    const found = await services.store.records.get(lease.requestId);
+    // An engine that keeps the admission time with the lease finds the record by it; otherwise the lease's length.
+    const startedAt = lease.startedAt ?? new Date(lease.expiresAt - services.config.leaseTtlMs).toISOString();
+    const found = await services.store.records.get({ id: lease.requestId, memberId: lease.memberId, startedAt });
     const record: RunningRecord = {
       id: lease.requestId,
       memberId: lease.memberId,
@@ -26,7 +28,7 @@ export async function reapExpiredLeases(services: GatewayServices, leases: reado
       upstream: found?.upstream ?? 'unknown',
       wire: found?.wire ?? 'unknown',
       stream: found?.stream ?? false,
-      startedAt: found?.startedAt ?? new Date(lease.expiresAt - services.config.leaseTtlMs).toISOString(),
+      startedAt: found?.startedAt ?? startedAt,
       day: lease.day,
       reserved: lease.reserved,
       state: 'running',

@@ -60,6 +60,8 @@ export interface Lease {
   reserved: number;
   /** The UTC day whose token count holds the reservation. */
   day: string;
+  /** When the request was admitted (its record's `startedAt`), where the engine keeps it with the lease. */
+  startedAt?: string | undefined;
 }
 
 /**

@@ -16,6 +16,7 @@ import type {
   ClosedRequest,
   LegacyImportResult,
   LegacyUsageRecord,
+  RecordLocator,
   RollupRow,
   RunningRecord,
   StoredLegacyUsageRecord,
@@ -166,7 +167,7 @@ export interface UsageRecordStore {
    * without a lease (imports, fixtures).
    */
   close(closed: ClosedRequest): Promise<boolean>;
-  get(id: string): Promise<UsageRecord | undefined>;
+  get(locator: RecordLocator): Promise<UsageRecord | undefined>;
   newest(query: RecordQuery): Promise<RecordPage>;
 }
 
@@ -179,11 +180,29 @@ export type RollupQuery = {
   | { by: 'day' /** `YYYY-MM-DD` */; first: string; last: string }
 );
 
+/** What a rebuild of rollups did. */
+export interface RollupRebuild {
+  days: number;
+  /** Closed records folded. */
+  records: number;
+  /** Hourly rows written. */
+  rows: number;
+}
+
 export interface RollupStore {
-  /** Adds closed requests to the hourly rollups; concurrent adds never lose an update. */
+  /**
+   * Adds closed requests to the rollups, folded (one write per hour and identity, however many requests); concurrent
+   * adds never lose an update. Not idempotent: the caller hands each request over once (the in-process folder, fed
+   * by settlement's once-only gate). On AWS the records table's stream folds instead (dynamo-rollup-stream.ts).
+   */
   add(closed: readonly ClosedRequest[]): Promise<void>;
   /** The rollup rows of the range (by day: one row per day and identity), in no particular order. */
   read(query: RollupQuery): Promise<RollupRow[]>;
+  /**
+   * Rebuilds the rollups of whole UTC days (`YYYY-MM-DD`, inclusive) from their closed records, replacing what they
+   * held. Meant for days whose requests have all settled (see shared/usage/rebuild-rollups.ts).
+   */
+  rebuild(days: { first: string; last: string }): Promise<RollupRebuild>;
 }
 
 export interface LegacyUsageStore {

@@ -17,6 +17,8 @@ export interface TableDefinition {
   readonly indexes: readonly IndexDefinition[];
   /** Attribute holding an epoch-seconds expiry, where records expire. */
   readonly timeToLiveAttribute?: string;
+  /** The change stream the table feeds, where something folds its changes (the rollups fold closed records). */
+  readonly stream?: 'NEW_AND_OLD_IMAGES';
 }
 
 /** Members, keys, key-secret lookups and connections; one item per member carries all admission state. */
@@ -27,17 +29,21 @@ export const controlTable: TableDefinition = {
   indexes: [{ name: 'kind-index', partitionKey: 'kind', sortKey: 'id', projection: 'KEYS_ONLY' }],
 };
 
-/** One record per admitted request: metadata only, never a prompt or an answer. */
+/**
+ * One record per admitted request: metadata only, never a prompt or an answer. Keyed by UTC day and shard
+ * (`YYYY-MM-DD#NN`, see dynamodb/partition-keys.ts) and `startedAt#id`, so every time-range read is a Query on the
+ * table itself: no index, so a record costs no index writes. Its stream feeds the rollups (closed records folded in
+ * batches, off the request path).
+ */
 export const usageTable: TableDefinition = {
   logicalName: 'usage',
-  partitionKey: 'id',
-  indexes: [
-    { name: 'member-time-index', partitionKey: 'memberId', sortKey: 'startedAt', projection: 'ALL' },
-    { name: 'day-time-index', partitionKey: 'day', sortKey: 'startedAt', projection: 'ALL' },
-  ],
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  indexes: [],
+  stream: 'NEW_AND_OLD_IMAGES',
 };
 
-/** Hourly counters per member, key, upstream, provider and model, read by the usage view. */
+/** Hourly and daily counters per member, key, upstream, provider and model, read by the usage view. */
 export const rollupsTable: TableDefinition = {
   logicalName: 'rollups',
   partitionKey: 'pk',

@@ -37,6 +37,9 @@ export interface RecordOutcome {
 
 export type UsageRecord = Omit<RunningRecord, 'state'> & ({ state: 'running' } | RecordOutcome);
 
+/** What finds a record again: its id, and what admission knew of it (an engine may keep records by member and time). */
+export type RecordLocator = Pick<RunningRecord, 'id' | 'memberId' | 'startedAt'>;
+
 /** A request that has ended: what admission knew of it and how it ended. What settlement and rollups take. */
 export interface ClosedRequest {
   record: RunningRecord;
@@ -65,6 +68,40 @@ export interface RollupRow {
   cachedInputTokensReported: number;
   outputTokens: number;
   outputTokensReported: number;
+}
+
+/** A stored record that has closed, as settlement knew it; undefined while it is running. */
+export function closedRequestOf(record: UsageRecord): ClosedRequest | undefined {
+  if (record.state === 'running') return undefined;
+  const { state, status, endedAt, durationMs, inputTokens, cachedInputTokens, outputTokens, charge, source } = record;
+  return {
+    record: {
+      id: record.id,
+      memberId: record.memberId,
+      keyId: record.keyId,
+      provider: record.provider,
+      model: record.model,
+      connectionId: record.connectionId,
+      upstream: record.upstream,
+      wire: record.wire,
+      stream: record.stream,
+      startedAt: record.startedAt,
+      day: record.day,
+      reserved: record.reserved,
+      state: 'running',
+    },
+    outcome: {
+      state,
+      status,
+      endedAt,
+      durationMs,
+      inputTokens: inputTokens ?? null,
+      cachedInputTokens: cachedInputTokens ?? null,
+      outputTokens: outputTokens ?? null,
+      charge,
+      source,
+    },
+  };
 }
 
 /** The figures of one closed request as a rollup adds them. */
@@ -120,6 +157,15 @@ export function foldIntoRollups(closed: readonly ClosedRequest[]): RollupRow[] {
     else for (const counter of rollupCounters) row[counter] += figures[counter];
   }
   return [...rows.values()];
+}
+
+/** Rows of one identity added up: the day's total of its hours (the result carries the first row's hour). */
+export function sumRollupRows(rows: readonly RollupRow[]): RollupRow {
+  const [first, ...rest] = rows;
+  if (!first) throw new Error('no rollup rows to add up');
+  const total = { ...first };
+  for (const row of rest) for (const counter of rollupCounters) total[counter] += row[counter];
+  return total;
 }
 
 /**

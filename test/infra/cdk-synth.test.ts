@@ -279,7 +279,11 @@ describe('the built bundles under a stubbed awslambda global', () => {
     expect(JSON.parse(answer.body)).toHaveProperty('choices');
     expect(upstream.requests.at(-1)?.headers['authorization']).toBe('Bearer provider-secret');
     const requestId = answer.headers['x-request-id'];
-    expect((await store.store.records.get(requestId as string))?.state).toBe('completed');
+    const recent = await store.store.records.newest({
+      from: new Date(Date.now() - 86_400_000).toISOString(),
+      to: new Date(Date.now() + 86_400_000).toISOString(),
+    });
+    expect(recent.records.find((record) => record.id === requestId)?.state).toBe('completed');
   });
 
   // Cancellation on Lambda: the function learns that its client is gone only from its response stream, which

@@ -13,7 +13,7 @@ export async function settledRecord(services: GatewayServices, requestId: string
   const deadline = deadlineIn(timeoutMs);
   for (;;) {
     await Promise.allSettled([...services.background]);
-    const record = await services.store.records.get(requestId);
+    const record = (await allRecords(services)).find((candidate) => candidate.id === requestId);
     if (record && record.state !== 'running') return record;
     if (deadline.remainingMs() === 0) throw new Error(`record ${requestId} was not settled: ${JSON.stringify(record)}`);
     await nextTurn();

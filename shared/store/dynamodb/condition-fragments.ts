@@ -9,32 +9,36 @@ export const conditionFragments = {
   controlItemExists: 'attribute_exists(pk)',
   /** No control item with this key yet: an id or secret is taken once. */
   controlItemAbsent: 'attribute_not_exists(pk)',
-  /** No record with this id yet. */
-  recordAbsent: 'attribute_not_exists(id)',
-  /** A record is closed once: absent (settlement got there first) or still running. `:running`. */
-  recordOpen: 'attribute_not_exists(id) OR #state = :running',
-  /** The request's lease is still held: the once-only gate of settlement. `#leases`, `#rid`. */
-  leaseHeld: 'attribute_exists(#leases.#rid)',
+  /** No 0.1 record with this id yet. */
+  legacyRecordAbsent: 'attribute_not_exists(id)',
+  /** No record at this key yet. */
+  recordAbsent: 'attribute_not_exists(sk)',
+  /** A record is closed once: absent (settlement got there first) or still running. `#state`, `:running`. */
+  recordOpen: 'attribute_not_exists(sk) OR #state = :running',
+  /** The request's lease is still held: the once-only gate of settlement. `#l`, `#rid`. */
+  leaseHeld: 'attribute_exists(#l.#rid)',
   /** Holdings go to a holder wallet's own member, never a team member's. `#role`, `:holder`. */
   holderOrAbsent: 'attribute_not_exists(pk) OR #role = :holder',
-  /** The member may be admitted. `#status`, `:active`. */
-  memberActive: '#status = :active',
-  /** The key is this member's, active, and of the generation given. `#keys`, `#kid`, `#generation`, `#state`, `:generation`, `:active`. */
-  keyCurrent: '#keys.#kid.#generation = :generation AND #keys.#kid.#state = :active',
-  /** The day's tokens leave room for this reservation. `#tokenDays`, `#day`, `:dailyBound` (limit - reserve). */
-  tokensWithinAllowance: 'attribute_not_exists(#tokenDays.#day) OR #tokenDays.#day <= :dailyBound',
-  /** The member's minute has room. `#minutes`, `#minute`, `:memberRpm`. */
-  memberMinuteBelowLimit: 'attribute_not_exists(#minutes.#minute) OR #minutes.#minute < :memberRpm',
-  /** The key's minute has room. `#keyMinutes`, `#kid`, `#minute`, `:keyRpm`. */
-  keyMinuteBelowLimit: 'attribute_not_exists(#keyMinutes.#kid.#minute) OR #keyMinutes.#kid.#minute < :keyRpm',
-  /** The member holds fewer leases than its limit. `#leases`, `:memberConcurrency`. */
-  memberLeasesBelowLimit: 'size(#leases) < :memberConcurrency',
-  /** The key holds fewer leases than its limit. `#keyLeases`, `#kid`, `:keyConcurrency`. */
-  keyLeasesBelowLimit: 'size(#keyLeases.#kid) < :keyConcurrency',
-  /** The holder's day has requests left. `#holderDays`, `#day`, `:holderDaily`. */
-  holderDayBelowLimit: 'attribute_not_exists(#holderDays.#day) OR #holderDays.#day < :holderDaily',
-  /** A rotation starts from the generation it read, on an active key. `#keys`, `#kid`, `#generation`, `#state`, `:current`, `:active`. */
-  rotationFromCurrent: '#keys.#kid.#generation = :current AND #keys.#kid.#state = :active',
+  /** The member may be admitted. `#s`, `:active`. */
+  memberActive: '#s = :active',
+  /** The key is this member's, active, and of the generation given. `#k`, `#slot`, `:generation`. */
+  keyCurrent: '#k.#slot = :generation',
+  /** The day's tokens leave room for this reservation. `#t`, `#day`, `:dailyBound` (limit - reserve). */
+  tokensWithinAllowance: 'attribute_not_exists(#t.#day) OR #t.#day <= :dailyBound',
+  /** The member's minute has room. `#w`, `#minute`, `:memberRpm`. */
+  memberMinuteBelowLimit: 'attribute_not_exists(#w.#minute) OR #w.#minute < :memberRpm',
+  /** The key's minute has room. `#kw`, `#keyMinute`, `:keyRpm`. */
+  keyMinuteBelowLimit: 'attribute_not_exists(#kw.#keyMinute) OR #kw.#keyMinute < :keyRpm',
+  /** The member holds fewer leases than its limit. `#l`, `:memberConcurrency`. */
+  memberLeasesBelowLimit: 'size(#l) < :memberConcurrency',
+  /** The key holds fewer leases than its limit. `#kl`, `#slot`, `:keyConcurrency`. */
+  keyLeasesBelowLimit: 'attribute_not_exists(#kl.#slot) OR #kl.#slot < :keyConcurrency',
+  /** The holder's day has requests left. `#h`, `#day`, `:holderDaily`. */
+  holderDayBelowLimit: 'attribute_not_exists(#h.#day) OR #h.#day < :holderDaily',
+  /** A rotation starts from the generation it read, on an active key. `#k`, `#slot`, `:current`. */
+  rotationFromCurrent: '#k.#slot = :current',
+  /** A key slot not taken by another key of the member. `#keySlots`, `#slot`. */
+  keySlotFree: 'attribute_exists(pk) AND attribute_not_exists(#keySlots.#slot)',
 } as const;
 
 /** Fragments that must all hold. */

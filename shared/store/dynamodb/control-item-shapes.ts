@@ -1,12 +1,15 @@
-import type { ConnectionItem, KeyRecord, MemberAccount, SecretLookup } from '../control-items.ts';
+import type { ConnectionItem, KeyRecord, MemberProfile, SecretLookup } from '../control-items.ts';
 
 /**
- * Item shapes of the control table. The member item also carries the whole admission state (key generations and
- * states, token days, rate windows, leases), so that ONE conditional write admits a request.
+ * Item shapes of the control table. A member has two items: this profile (name, role, policy, holdings, and which
+ * key each slot of its admission item stands for), which administration writes, and its admission item
+ * (admission-item.ts), which every admission and settlement rewrites and which therefore carries nothing else.
  */
-export interface MemberItem extends MemberAccount {
+export interface MemberItem extends MemberProfile {
   pk: string;
   kind: 'member';
+  /** Slot → key id, for every key the member ever had (admission-item.ts names keys by slot). */
+  keySlots?: Record<string, string>;
 }
 
 export interface KeyItem extends KeyRecord {
@@ -35,19 +38,6 @@ export const memberKey = (id: string) => ({ pk: `member#${id}` });
 export const keyKey = (id: string) => ({ pk: `key#${id}` });
 export const secretKey = (hash: string) => ({ pk: `secret#${hash}` });
 export const connectionKey = (id: string) => ({ pk: `connection#${id}` });
-
-/** The maps admission writes into; they must exist before the first nested update. */
-export function emptyAdmissionState(): Pick<
-  MemberItem,
-  'keys' | 'tokenDays' | 'minutes' | 'keyMinutes' | 'leases' | 'keyLeases' | 'holderDays'
-> {
-  return { keys: {}, tokenDays: {}, minutes: {}, keyMinutes: {}, leases: {}, keyLeases: {}, holderDays: {} };
-}
-
-export function toMemberAccount(item: MemberItem): MemberAccount {
-  const { pk: _pk, kind: _kind, ...account } = item;
-  return account;
-}
 
 export function toKeyRecord(item: KeyItem): KeyRecord {
   const { pk: _pk, kind: _kind, ...key } = item;

@@ -52,11 +52,26 @@ export async function listControlItems<T>(tables: DynamoTables, kind: string): P
     startKey = page.LastEvaluatedKey;
   } while (startKey);
 
+  return getControlItems<T>(
+    tables,
+    keys.map((key) => key.pk),
+  );
+}
+
+/** The control items of these keys that exist, in no particular order: batch reads of 100. */
+export async function getControlItems<T>(
+  tables: DynamoTables,
+  pks: readonly string[],
+  consistent = false,
+): Promise<T[]> {
+  const tableName = tables.names.control;
   const items: T[] = [];
-  for (let offset = 0; offset < keys.length; offset += 100) {
-    let pending: { pk: string }[] | undefined = keys.slice(offset, offset + 100);
+  for (let offset = 0; offset < pks.length; offset += 100) {
+    let pending: { pk: string }[] | undefined = pks.slice(offset, offset + 100).map((pk) => ({ pk }));
     while (pending && pending.length > 0) {
-      const batch = await tables.client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }));
+      const batch = await tables.client.send(
+        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistent } } }),
+      );
       items.push(...((batch.Responses?.[tableName] ?? []) as T[]));
       pending = batch.UnprocessedKeys?.[tableName]?.Keys as { pk: string }[] | undefined;
     }

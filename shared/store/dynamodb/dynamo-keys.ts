@@ -3,7 +3,8 @@ import { type KeyRecord, type SecretLookup, toKeyView } from '../control-items.t
 import { newId } from '../ids.ts';
 import { StoreConflictError, StoreNotFoundError } from '../store-errors.ts';
 import type { KeyStore } from '../store-port.ts';
-import { allOf, conditionFragments } from './condition-fragments.ts';
+import { type AdmissionItem, admissionKey, rotationMemoryMs } from './admission-item.ts';
+import { conditionFragments } from './condition-fragments.ts';
 import {
   type KeyItem,
   keyKey,
@@ -15,9 +16,8 @@ import {
 } from './control-item-shapes.ts';
 import { getControlItem, listControlItems, putControlItemOnce } from './control-reads.ts';
 import { type DynamoTables, isConditionFailure } from './dynamo-tables.ts';
-
-/** A rotation whose second write has not landed this long after its first is taken as stopped, not running. */
-const stoppedRotationMs = 60_000;
+import { adoptEarlierLayout } from './earlier-layout.ts';
+import { keySlotOf } from './partition-keys.ts';
 
 export async function getKey(tables: DynamoTables, id: string, consistent = false): Promise<KeyRecord | undefined> {
   const item = await getControlItem<KeyItem>(tables, keyKey(id).pk, consistent);
@@ -46,21 +46,58 @@ export function dynamoKeys(tables: DynamoTables): KeyStore {
     }
   }
 
-  const keyStateNames = (id: string) => ({
-    '#keys': 'keys',
-    '#keyMinutes': 'keyMinutes',
-    '#keyLeases': 'keyLeases',
-    '#kid': id,
-  });
+  /**
+   * Claims the key's slot in the member's profile (a slot names the key in the admission item, so two keys of one
+   * member must never share one). False when another key of the member has it: the caller draws a new id.
+   */
+  async function claimSlot(memberId: string, keyId: string): Promise<boolean> {
+    try {
+      await tables.client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: memberKey(memberId),
+          UpdateExpression: 'SET #keySlots.#slot = :keyId',
+          ConditionExpression: conditionFragments.keySlotFree,
+          ExpressionAttributeNames: { '#keySlots': 'keySlots', '#slot': keySlotOf(keyId) },
+          ExpressionAttributeValues: { ':keyId': keyId },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const profile = await getControlItem<MemberItem>(tables, memberKey(memberId).pk, true);
+      if (!profile) throw new StoreNotFoundError('member', `No member has the id ${memberId}.`);
+      if (!profile.keySlots && (await adoptEarlierLayout(tables, memberId))) return claimSlot(memberId, keyId);
+      return false;
+    }
+  }
+
+  const admissionEntry = (memberId: string, keyId: string, update: string, values?: Record<string, unknown>) =>
+    tables.client.send(
+      new UpdateCommand({
+        TableName: tableName,
+        Key: admissionKey(memberId),
+        UpdateExpression: update,
+        ConditionExpression: conditionFragments.controlItemExists,
+        ExpressionAttributeNames: Object.fromEntries(
+          Object.entries({ '#k': 'k', '#kl': 'kl', '#slot': keySlotOf(keyId) }).filter(([name]) => update.includes(name)),
+        ),
+        ...(values ? { ExpressionAttributeValues: values } : {}),
+      }),
+    );
 
   return {
     /**
-     * Writes are ordered so that a key authenticates only once everything it needs exists: the key item, then its
-     * admission state in the member item, then the secret lookup that makes it usable. A failed step undoes the
-     * ones before it.
+     * Writes are ordered so that a key authenticates only once everything it needs exists: the key item, its slot
+     * in the member's profile, its entry in the member's admission item, then the secret lookup that makes it
+     * usable. A failed step undoes the ones before it.
      */
     async create(input, now) {
-      const id = newId('key');
+      let id = newId('key');
+      for (let attempt = 0; !(await claimSlot(input.memberId, id)); attempt++) {
+        if (attempt >= 3) throw new Error('no free key slot after several ids: the member item is not as expected');
+        id = newId('key');
+      }
       const item: KeyItem = {
         ...keyKey(id),
         kind: 'key',
@@ -78,16 +115,10 @@ export function dynamoKeys(tables: DynamoTables): KeyStore {
       await tables.client.send(new PutCommand({ TableName: tableName, Item: item }));
       const removeKeyItem = () => tables.client.send(new DeleteCommand({ TableName: tableName, Key: keyKey(id) }));
       try {
-        await tables.client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: memberKey(input.memberId),
-            UpdateExpression: 'SET #keys.#kid = :state, #keyMinutes.#kid = :empty, #keyLeases.#kid = :empty',
-            ConditionExpression: conditionFragments.controlItemExists,
-            ExpressionAttributeNames: keyStateNames(id),
-            ExpressionAttributeValues: { ':state': { generation: 1, state: 'active' }, ':empty': {} },
-          }),
-        );
+        await admissionEntry(input.memberId, id, 'SET #k.#slot = :generation, #kl.#slot = :zero', {
+          ':generation': 1,
+          ':zero': 0,
+        });
       } catch (error) {
         await removeKeyItem();
         if (isConditionFailure(error)) {
@@ -98,14 +129,7 @@ export function dynamoKeys(tables: DynamoTables): KeyStore {
       try {
         await putSecretLookup(input.secretHash, { keyId: id, memberId: input.memberId, generation: 1 });
       } catch (error) {
-        await tables.client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: memberKey(input.memberId),
-            UpdateExpression: 'REMOVE #keys.#kid, #keyMinutes.#kid, #keyLeases.#kid',
-            ExpressionAttributeNames: keyStateNames(id),
-          }),
-        );
+        await admissionEntry(input.memberId, id, 'REMOVE #k.#slot, #kl.#slot');
         await removeKeyItem();
         throw error;
       }
@@ -123,18 +147,18 @@ export function dynamoKeys(tables: DynamoTables): KeyStore {
         .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
     },
 
-    /** Revocation writes the member item first: from that write on, admission refuses the key on every instance. */
+    /**
+     * Revocation removes the key's entry from the member's admission item first: from that write on, admission
+     * refuses the key on every instance. Its open leases stay, so its requests in flight still settle.
+     */
     async revoke(id) {
       const key = await requireKey(id);
-      await tables.client.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: memberKey(key.memberId),
-          UpdateExpression: 'SET #keys.#kid.#state = :revoked',
-          ExpressionAttributeNames: { '#keys': 'keys', '#kid': id, '#state': 'state' },
-          ExpressionAttributeValues: { ':revoked': 'revoked' },
-        }),
-      );
+      try {
+        await admissionEntry(key.memberId, id, 'REMOVE #k.#slot');
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        if (await adoptEarlierLayout(tables, key.memberId)) await admissionEntry(key.memberId, id, 'REMOVE #k.#slot');
+      }
       const result = await tables.client.send(
         new UpdateCommand({
           TableName: tableName,
@@ -157,12 +181,22 @@ export function dynamoKeys(tables: DynamoTables): KeyStore {
       if (key.generation !== fromGeneration) {
         throw new StoreConflictError('key_changed', 'The key was rotated at the same time; read it again.');
       }
-      const member = await getControlItem<MemberItem>(tables, memberKey(key.memberId).pk, true);
-      const admissionState = member?.keys[id];
-      if (!member || !admissionState) throw new StoreNotFoundError('key', `No key has the id ${id}.`);
-      if (admissionState.state !== 'active') {
+      if (key.state === 'revoked') throw new StoreConflictError('key_revoked', 'A revoked key cannot be rotated.');
+      let admission = await getControlItem<AdmissionItem>(tables, admissionKey(key.memberId).pk, true);
+      if (!admission && (await adoptEarlierLayout(tables, key.memberId))) {
+        admission = await getControlItem<AdmissionItem>(tables, admissionKey(key.memberId).pk, true);
+      }
+      if (!admission) throw new StoreNotFoundError('key', `No key has the id ${id}.`);
+      const slot = keySlotOf(id);
+      const admittedGeneration = admission.k[slot];
+      if (admittedGeneration === undefined) {
         throw new StoreConflictError('key_revoked', 'A revoked key cannot be rotated.');
       }
+      const rotationStartedAt = admission.kr?.[slot];
+      const admissionState = {
+        generation: admittedGeneration,
+        rotatedAt: rotationStartedAt === undefined ? undefined : new Date(rotationStartedAt * 1000).toISOString(),
+      };
       // The key item's generation is what this caller saw; the member item's is what admission checks. They differ
       // while another rotation is between its two writes (refuse: two callers must not both get a secret), or when a
       // rotation stopped there (then the member item is the truth, and this rotation carries on from it).
@@ -170,7 +204,7 @@ export function dynamoKeys(tables: DynamoTables): KeyStore {
       if (admissionState.generation !== key.generation) {
         // No time recorded: written before rotations recorded one, so long stopped.
         const startedAt = admissionState.rotatedAt ? Date.parse(admissionState.rotatedAt) : 0;
-        if (now.getTime() - startedAt <= stoppedRotationMs) {
+        if (now.getTime() - startedAt <= rotationMemoryMs) {
           throw new StoreConflictError('key_changed', 'The key is being rotated at this moment; read it again.');
         }
         current = admissionState.generation;
@@ -180,21 +214,14 @@ export function dynamoKeys(tables: DynamoTables): KeyStore {
         await tables.client.send(
           new UpdateCommand({
             TableName: tableName,
-            Key: memberKey(key.memberId),
-            UpdateExpression: 'SET #keys.#kid.#generation = :next, #keys.#kid.#rotatedAt = :now',
-            ConditionExpression: allOf(conditionFragments.rotationFromCurrent),
-            ExpressionAttributeNames: {
-              '#keys': 'keys',
-              '#kid': id,
-              '#generation': 'generation',
-              '#state': 'state',
-              '#rotatedAt': 'rotatedAt',
-            },
+            Key: admissionKey(key.memberId),
+            UpdateExpression: 'SET #k.#slot = :next, #kr.#slot = :now',
+            ConditionExpression: conditionFragments.rotationFromCurrent,
+            ExpressionAttributeNames: { '#k': 'k', '#kr': 'kr', '#slot': slot },
             ExpressionAttributeValues: {
               ':next': generation,
               ':current': current,
-              ':active': 'active',
-              ':now': now.toISOString(),
+              ':now': Math.floor(now.getTime() / 1000),
             },
           }),
         );

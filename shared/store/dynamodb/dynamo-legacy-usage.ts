@@ -21,7 +21,7 @@ export function dynamoLegacyUsage(tables: DynamoTables): LegacyUsageStore {
         new PutCommand({
           TableName: tables.names.legacyUsage,
           Item: { ...record, importedAt: importedAt.toISOString() } satisfies StoredLegacyUsageRecord,
-          ConditionExpression: conditionFragments.recordAbsent,
+          ConditionExpression: conditionFragments.legacyRecordAbsent,
         }),
       );
       return true;

@@ -3,16 +3,32 @@ import { holderMemberId, type MemberProfile, toMemberProfile } from '../control-
 import { newId } from '../ids.ts';
 import { StoreConflictError, StoreNotFoundError } from '../store-errors.ts';
 import type { MemberStore } from '../store-port.ts';
+import { admissionKey, emptyAdmissionItem } from './admission-item.ts';
 import { conditionFragments } from './condition-fragments.ts';
-import {
-  type BootstrapItem,
-  bootstrapKey,
-  emptyAdmissionState,
-  type MemberItem,
-  memberKey,
-} from './control-item-shapes.ts';
+import { type BootstrapItem, bootstrapKey, type MemberItem, memberKey } from './control-item-shapes.ts';
 import { getControlItem, listControlItems, putControlItemOnce } from './control-reads.ts';
 import { type DynamoTables, isConditionFailure } from './dynamo-tables.ts';
+import { adoptEarlierLayout } from './earlier-layout.ts';
+
+/** Sets the status in the admission item, which admission reads; false when the member has none. */
+async function setAdmissionStatus(tables: DynamoTables, id: string, status: string): Promise<boolean> {
+  try {
+    await tables.client.send(
+      new UpdateCommand({
+        TableName: tables.names.control,
+        Key: admissionKey(id),
+        UpdateExpression: 'SET #s = :status',
+        ConditionExpression: conditionFragments.controlItemExists,
+        ExpressionAttributeNames: { '#s': 's' },
+        ExpressionAttributeValues: { ':status': status },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
 
 export async function getMember(
   tables: DynamoTables,
@@ -37,11 +53,12 @@ export function dynamoMembers(tables: DynamoTables): MemberStore {
         status: 'active',
         policy: input.policy,
         createdAt: now.toISOString(),
-        ...emptyAdmissionState(),
+        keySlots: {},
       };
       if (!(await putControlItemOnce(tables, item))) {
         throw new StoreConflictError('exists', `A member has the id ${id} already.`);
       }
+      await putControlItemOnce(tables, emptyAdmissionItem(id, 'active'));
       return toMemberProfile(item);
     },
 
@@ -52,8 +69,16 @@ export function dynamoMembers(tables: DynamoTables): MemberStore {
       return items.map(toMemberProfile).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
     },
 
-    /** The status lives in the member item that admission writes, so a change takes effect on the next request. */
+    /**
+     * The admission item first, which admission reads, so the change takes effect on the very next request; then
+     * the profile, which lists show.
+     */
     async setStatus(id, status) {
+      if (!(await setAdmissionStatus(tables, id, status))) {
+        if (!(await adoptEarlierLayout(tables, id)) || !(await setAdmissionStatus(tables, id, status))) {
+          throw new StoreNotFoundError('member', `No member has the id ${id}.`);
+        }
+      }
       try {
         const result = await tables.client.send(
           new UpdateCommand({
@@ -74,8 +99,8 @@ export function dynamoMembers(tables: DynamoTables): MemberStore {
     },
 
     /**
-     * One write that creates the wallet's member item on first use and sets the admission maps only where they do
-     * not exist yet, so counters already there are kept.
+     * One write that creates the wallet's profile on first use (or updates its holdings), then its admission item
+     * where it has none yet, so counters already there are kept.
      */
     async setHoldings(wallet, usd, now): Promise<MemberProfile> {
       const id = holderMemberId(wallet);
@@ -87,7 +112,7 @@ export function dynamoMembers(tables: DynamoTables): MemberStore {
         status: 'active',
         policy: {},
         createdAt: now.toISOString(),
-        ...emptyAdmissionState(),
+        keySlots: {},
       };
       const names: Record<string, string> = { '#holdings': 'holdings', '#role': 'role' };
       const values: Record<string, unknown> = { ':holdings': { usd, at: now.toISOString() }, ':holder': 'holder' };
@@ -109,6 +134,7 @@ export function dynamoMembers(tables: DynamoTables): MemberStore {
             ReturnValues: 'ALL_NEW',
           }),
         );
+        await putControlItemOnce(tables, emptyAdmissionItem(id, 'active'));
         return toMemberProfile(result.Attributes as MemberItem);
       } catch (error) {
         if (isConditionFailure(error)) throw new StoreNotFoundError('member', `"${wallet}" is not a holder wallet.`);

@@ -1,18 +1,10 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { RecordPage, RecordQuery } from '../store-port.ts';
 import type { UsageRecord } from '../usage-records.ts';
+import { type RecordItem, toUsageRecord } from './dynamo-records.ts';
 import { readRollups } from './dynamo-rollup-queries.ts';
 import type { DynamoTables } from './dynamo-tables.ts';
-
-/** Which time index to read: one member's (`member-time-index`) or one UTC day of the team's (`day-time-index`). */
-type RecordPartition = { index: 'member'; memberId: string } | { index: 'day'; day: string };
-
-/** One bounded Query: a time-index partition and an inclusive `startedAt` range. */
-interface PartitionRead {
-  partition: RecordPartition;
-  from: string;
-  to: string;
-}
+import { memberShards, recordPartition, recordShards } from './partition-keys.ts';
 
 const dayMs = 86_400_000;
 
@@ -25,27 +17,8 @@ function daysBetween(from: string, to: string): string[] {
   return days;
 }
 
-const maxString = (a: string, b: string) => (a > b ? a : b);
-const minString = (a: string, b: string) => (a < b ? a : b);
-
-/**
- * The Queries that cover the range, newest first: the member's own index when the query names a member, else the
- * team's day partitions. With `days` (where matching records can be), other days are skipped.
- */
-function partitionReads(query: RecordQuery, days?: ReadonlySet<string>): PartitionRead[] {
-  const { from, to } = query;
-  const wanted = daysBetween(from, to).filter((day) => days === undefined || days.has(day));
-  if (query.memberId === undefined) {
-    return wanted.map((day) => ({ partition: { index: 'day', day }, from, to }));
-  }
-  const partition: RecordPartition = { index: 'member', memberId: query.memberId };
-  if (days === undefined) return [{ partition, from, to }];
-  return wanted.map((day) => ({
-    partition,
-    from: maxString(from, `${day}T00:00:00.000Z`),
-    to: minString(to, `${day}T23:59:59.999Z`),
-  }));
-}
+/** Newest first, as the sort key orders them (`startedAt#id`) and as the SQLite engine does. */
+const newestFirst = (a: RecordItem, b: RecordItem) => (a.sk < b.sk ? 1 : a.sk > b.sk ? -1 : 0);
 
 /**
  * The days a key or provider filter can match on: those whose day rollups show matching activity, plus the last
@@ -70,43 +43,48 @@ async function daysWithActivity(tables: DynamoTables, query: RecordQuery): Promi
 }
 
 /**
- * Records newest first, always Queries bounded by the `startedAt` range on an index sort key, never a scan; reads
- * one more than the limit to know whether there are more, and stops as soon as it has them.
+ * Records newest first, always Queries bounded by the `startedAt` range on the table's own sort key, never a scan:
+ * day by day, newest first, each day's partitions of the member (or of the whole team) read at once and merged.
+ * Within a day, the newest N overall are among the newest N of each partition, so each partition is read only until
+ * it has one more than the limit still wants.
  */
 export async function readRecordsNewestFirst(tables: DynamoTables, query: RecordQuery): Promise<RecordPage> {
   const filtered = query.keyId !== undefined || (query.providers?.length ?? 0) > 0;
   const days = filtered && query.state !== 'running' ? await daysWithActivity(tables, query) : undefined;
   const limit = query.limit ?? Number.POSITIVE_INFINITY;
+  const shards = query.memberId === undefined ? allRecordShards : memberShards(query.memberId);
   const records: UsageRecord[] = [];
-  for (const read of partitionReads(query, days)) {
-    // Unfiltered, exactly enough items; filtered, larger pages so a selective filter needs few round trips.
-    const pageSize = filtered || !Number.isFinite(limit) ? 1_000 : limit + 1 - records.length;
-    for await (const page of queryPartition(tables, read, query, pageSize)) {
-      records.push(...page);
-      if (records.length > limit) return { records: records.slice(0, limit), more: true };
-    }
+  for (const day of daysBetween(query.from, query.to)) {
+    if (days !== undefined && !days.has(day)) continue;
+    const wanted = limit + 1 - records.length;
+    const partitions = await Promise.all(
+      shards.map((shard) => queryPartition(tables, recordPartition(day, shard), query, wanted)),
+    );
+    const newest = partitions.flat().sort(newestFirst).slice(0, wanted).map(toUsageRecord);
+    records.push(...newest);
+    if (records.length > limit) return { records: records.slice(0, limit), more: true };
   }
   return { records, more: false };
 }
 
-async function* queryPartition(
+const allRecordShards = Array.from({ length: recordShards }, (_, shard) => shard);
+
+/** Up to `wanted` matching records of one partition in the range, newest first (all of them when unlimited). */
+async function queryPartition(
   tables: DynamoTables,
-  read: PartitionRead,
+  partition: string,
   query: RecordQuery,
-  pageSize: number,
-): AsyncGenerator<UsageRecord[]> {
-  const names: Record<string, string> = { '#startedAt': 'startedAt' };
-  const values: Record<string, unknown> = { ':from': read.from, ':to': read.to };
-  let keyCondition: string;
-  if (read.partition.index === 'member') {
-    keyCondition = 'memberId = :partition AND #startedAt BETWEEN :from AND :to';
-    values[':partition'] = read.partition.memberId;
-  } else {
-    keyCondition = '#day = :partition AND #startedAt BETWEEN :from AND :to';
-    names['#day'] = 'day';
-    values[':partition'] = read.partition.day;
-  }
+  wanted: number,
+): Promise<RecordItem[]> {
+  const names: Record<string, string> = {};
+  // `$` sorts right after `#`, so the upper bound closes every id of the last millisecond.
+  const values: Record<string, unknown> = { ':pk': partition, ':from': query.from, ':to': `${query.to}$` };
   const filters: string[] = [];
+  if (query.memberId !== undefined) {
+    // A partition holds the records of a few members: the member's own are kept.
+    filters.push('memberId = :memberId');
+    values[':memberId'] = query.memberId;
+  }
   if (query.keyId !== undefined) {
     filters.push('keyId = :keyId');
     values[':keyId'] = query.keyId;
@@ -123,22 +101,24 @@ async function* queryPartition(
     names['#state'] = 'state';
     values[':running'] = 'running';
   }
+  const items: RecordItem[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await tables.client.send(
       new QueryCommand({
         TableName: tables.names.usage,
-        IndexName: read.partition.index === 'member' ? 'member-time-index' : 'day-time-index',
-        KeyConditionExpression: keyCondition,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
         FilterExpression: filters.length > 0 ? filters.join(' AND ') : undefined,
-        ExpressionAttributeNames: names,
+        ExpressionAttributeNames: Object.keys(names).length > 0 ? names : undefined,
         ExpressionAttributeValues: values,
         ScanIndexForward: false,
-        Limit: pageSize,
+        // Unfiltered, exactly enough items; filtered, larger pages so a selective filter needs few round trips.
+        Limit: filters.length > 0 || !Number.isFinite(wanted) ? 1_000 : wanted,
         ExclusiveStartKey: startKey,
       }),
     );
-    yield (page.Items ?? []) as UsageRecord[];
+    items.push(...((page.Items ?? []) as RecordItem[]));
     startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  } while (startKey && items.length < wanted);
+  return items;
 }

@@ -1,9 +1,18 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { UsageRecordStore } from '../store-port.ts';
-import type { ClosedRequest, RunningRecord, UsageRecord } from '../usage-records.ts';
+import type { ClosedRequest, RecordLocator, RunningRecord, UsageRecord } from '../usage-records.ts';
 import { conditionFragments } from './condition-fragments.ts';
 import { readRecordsNewestFirst } from './dynamo-record-queries.ts';
 import { type DynamoTables, isConditionFailure } from './dynamo-tables.ts';
+import { recordKey } from './partition-keys.ts';
+
+/** A record as this engine stores it: the record, under its partition and sort keys. */
+export type RecordItem = UsageRecord & { pk: string; sk: string };
+
+export function toUsageRecord(item: RecordItem): UsageRecord {
+  const { pk: _pk, sk: _sk, ...record } = item;
+  return record as UsageRecord;
+}
 
 // Closing sets the outcome...
 const outcomeAssignments = [
@@ -19,6 +28,7 @@ const outcomeAssignments = [
 ];
 // ...and what admission knew only where the running record is missing, so a late running write cannot change it.
 const admissionAssignments = [
+  'id',
   'memberId',
   'keyId',
   'provider',
@@ -42,7 +52,7 @@ export async function closeRecord(tables: DynamoTables, { record, outcome }: Clo
     await tables.client.send(
       new UpdateCommand({
         TableName: tables.names.usage,
-        Key: { id: record.id },
+        Key: recordKey(record),
         UpdateExpression: `SET ${closingAssignments}`,
         ConditionExpression: conditionFragments.recordOpen,
         ExpressionAttributeNames: {
@@ -54,6 +64,7 @@ export async function closeRecord(tables: DynamoTables, { record, outcome }: Clo
         },
         ExpressionAttributeValues: {
           ':running': 'running',
+          ':id': record.id,
           ':state': outcome.state,
           ':status': outcome.status,
           ':endedAt': outcome.endedAt,
@@ -89,7 +100,7 @@ export async function putRunningRecord(tables: DynamoTables, record: RunningReco
     await tables.client.send(
       new PutCommand({
         TableName: tables.names.usage,
-        Item: record,
+        Item: { ...recordKey(record), ...record } satisfies RecordItem,
         ConditionExpression: conditionFragments.recordAbsent,
       }),
     );
@@ -99,18 +110,18 @@ export async function putRunningRecord(tables: DynamoTables, record: RunningReco
   }
 }
 
-export async function getRecord(tables: DynamoTables, id: string): Promise<UsageRecord | undefined> {
+export async function getRecord(tables: DynamoTables, locator: RecordLocator): Promise<UsageRecord | undefined> {
   const result = await tables.client.send(
-    new GetCommand({ TableName: tables.names.usage, Key: { id }, ConsistentRead: true }),
+    new GetCommand({ TableName: tables.names.usage, Key: recordKey(locator), ConsistentRead: true }),
   );
-  return result.Item as UsageRecord | undefined;
+  return result.Item && toUsageRecord(result.Item as RecordItem);
 }
 
 export function dynamoRecords(tables: DynamoTables): UsageRecordStore {
   return {
     putRunning: (record) => putRunningRecord(tables, record),
     close: (closed) => closeRecord(tables, closed),
-    get: (id) => getRecord(tables, id),
+    get: (locator) => getRecord(tables, locator),
     newest: (query) => readRecordsNewestFirst(tables, query),
   };
 }

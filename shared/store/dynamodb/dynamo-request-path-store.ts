@@ -4,7 +4,6 @@ import { listConnections } from './dynamo-connections.ts';
 import { findKeyBySecretHash, getKey } from './dynamo-keys.ts';
 import { getMember } from './dynamo-members.ts';
 import { closeRecord, getRecord, putRunningRecord } from './dynamo-records.ts';
-import { addToRollups } from './dynamo-rollups.ts';
 import type { DynamoStore, DynamoStoreOptions } from './dynamo-store.ts';
 import { createDocumentClient, type DynamoTables } from './dynamo-tables.ts';
 
@@ -15,7 +14,7 @@ const notOnTheRequestPath = (verb: string) => async (): Promise<never> => {
 
 /**
  * The DynamoDB engine with only the verbs of the request path (authenticate, route, admit, record, settle, and
- * reaping in the way of an admission): what the inference, token-count and model-list functions bundle. Each
+ * reaping in the way of an admission; never the rollups, which the stream consumer folds): what the inference, token-count and model-list functions bundle. Each
  * function carries the store code its route uses, and the bundles stay within their size budget; the verbs are
  * the same functions the full store (dynamo-store.ts) is made of.
  */
@@ -50,10 +49,15 @@ export function createRequestPathDynamoStore(options: DynamoStoreOptions): Dynam
     records: {
       putRunning: (record) => putRunningRecord(tables, record),
       close: (closed) => closeRecord(tables, closed),
-      get: (id) => getRecord(tables, id),
+      get: (locator) => getRecord(tables, locator),
       newest: notOnTheRequestPath('records.newest'),
     },
-    rollups: { add: (closed) => addToRollups(tables, closed), read: notOnTheRequestPath('rollups.read') },
+    // On AWS the records table's stream folds closed requests into the rollups: nothing on the request path adds.
+    rollups: {
+      add: notOnTheRequestPath('rollups.add'),
+      read: notOnTheRequestPath('rollups.read'),
+      rebuild: notOnTheRequestPath('rollups.rebuild'),
+    },
     legacyUsage: {
       importRecords: notOnTheRequestPath('legacyUsage.importRecords'),
       list: notOnTheRequestPath('legacyUsage.list'),

@@ -2,57 +2,71 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../../async-work/map-with-concurrency.ts';
 import type { RollupQuery } from '../store-port.ts';
 import type { RollupRow } from '../usage-records.ts';
-import { dayTotalSortPrefix } from './dynamo-rollups.ts';
 import type { DynamoTables } from './dynamo-tables.ts';
+import { allRollupGroups, dayRollupPartition, hourRollupPartition, rollupGroupOf } from './partition-keys.ts';
 
-/** One rollup item as `addToRollups` writes it: an hour's, or (without `hour`) the whole day's. */
+/** One rollup item as `addToRollups` writes it: an hour's (with `hour`, `HH`) or a day's total (with `day`). */
 export interface RollupItem extends Omit<RollupRow, 'hour'> {
   pk: string;
   sk: string;
   hour?: string;
+  day?: string;
 }
 
-/** Day partitions read at once: enough to hide round-trip latency, few enough not to burst the table. */
-const dayReadConcurrency = 8;
+/** Partitions read at once: enough to hide round-trip latency, few enough not to burst the table. */
+const partitionReadConcurrency = 8;
 const dayMs = 86_400_000;
 
-interface DayRead {
-  day: string;
-  /** First and last hour (`HH`, inclusive) of the day, or the day's totals. */
-  hours: { first: string; last: string } | 'day-totals';
+interface PartitionRead {
+  pk: string;
+  /** Inclusive sort-key prefixes: hours `HH` of a day, or days `DD` of a month. */
+  first: string;
+  last: string;
 }
 
-function dayReads(query: RollupQuery): DayRead[] {
+/** The UTC days from `first` to `last` (`YYYY-MM-DD`), oldest first. */
+function daysFrom(first: string, last: string): string[] {
+  const days: string[] = [];
+  for (let at = Date.parse(first); at <= Date.parse(last); at += dayMs)
+    days.push(new Date(at).toISOString().slice(0, 10));
+  return days;
+}
+
+/** Every partition that can hold rows of the query: per day (hours) or per month (days), per member group. */
+function partitionReads(query: RollupQuery): PartitionRead[] {
+  const groups = query.memberId === undefined ? allRollupGroups : [rollupGroupOf(query.memberId)];
   const firstDay = query.first.slice(0, 10);
   const lastDay = query.last.slice(0, 10);
-  const reads: DayRead[] = [];
-  for (let at = Date.parse(firstDay); at <= Date.parse(lastDay); at += dayMs) {
-    const day = new Date(at).toISOString().slice(0, 10);
-    if (query.by === 'day') {
-      reads.push({ day, hours: 'day-totals' });
-      continue;
+  const reads: PartitionRead[] = [];
+  if (query.by === 'hour') {
+    for (const day of daysFrom(firstDay, lastDay)) {
+      const first = day === firstDay ? query.first.slice(11, 13) : '00';
+      const last = day === lastDay ? query.last.slice(11, 13) : '23';
+      for (const group of groups) reads.push({ pk: hourRollupPartition(day, group), first, last });
     }
-    reads.push({
-      day,
-      hours: {
-        first: day === firstDay ? query.first.slice(11, 13) : '00',
-        last: day === lastDay ? query.last.slice(11, 13) : '23',
-      },
-    });
+    return reads;
+  }
+  const months = [...new Set(daysFrom(firstDay, lastDay).map((day) => day.slice(0, 7)))];
+  for (const month of months) {
+    const first = month === firstDay.slice(0, 7) ? firstDay.slice(8, 10) : '01';
+    const last = month === lastDay.slice(0, 7) ? lastDay.slice(8, 10) : '31';
+    for (const group of groups) reads.push({ pk: dayRollupPartition(month, group), first, last });
   }
   return reads;
 }
 
-/** The rollup rows of whole hours or whole days, one day partition per Query, a few days at a time. */
+/** The rollup rows of whole hours or whole days: a few partitions per day (hours) or per month (days). */
 export async function readRollups(tables: DynamoTables, query: RollupQuery): Promise<RollupRow[]> {
-  const days = await mapWithConcurrency(dayReads(query), dayReadConcurrency, (read) => queryDay(tables, query, read));
-  return days.flat().map(toRollupRow);
+  const parts = await mapWithConcurrency(partitionReads(query), partitionReadConcurrency, (read) =>
+    queryPartition(tables, query, read),
+  );
+  return parts.flat().map(toRollupRow);
 }
 
-function toRollupRow(item: RollupItem): RollupRow {
+export function toRollupRow(item: RollupItem): RollupRow {
   return {
     // A day's total counts from the day's first hour, which is where a day bucket starts.
-    hour: `${item.pk.slice('day#'.length)}T${item.hour ?? '00'}`,
+    hour: item.day !== undefined ? `${item.day}T00` : `${item.pk.slice(2, 12)}T${item.hour ?? '00'}`,
     memberId: item.memberId,
     keyId: item.keyId,
     upstream: item.upstream,
@@ -71,22 +85,12 @@ function toRollupRow(item: RollupItem): RollupRow {
 }
 
 /**
- * One UTC day's partition: a sort-key range of hours (`HH#...`; `$` sorts right after `#`, so `${last}$` closes the
- * last hour) or the `total#` prefix. Member and key narrow with a filter: they are not in the sort key's prefix,
- * and a day of one team's rollups is small.
+ * One partition's rows in a sort-key range (`$` sorts right after `#`, so `${last}$` closes the last hour or day).
+ * Member and key narrow with a filter: a group's partition holds the rows of a few members.
  */
-async function queryDay(tables: DynamoTables, query: RollupQuery, read: DayRead): Promise<RollupItem[]> {
+async function queryPartition(tables: DynamoTables, query: RollupQuery, read: PartitionRead): Promise<RollupItem[]> {
   const filters: string[] = [];
-  const values: Record<string, unknown> = { ':pk': `day#${read.day}` };
-  let keyCondition: string;
-  if (read.hours === 'day-totals') {
-    keyCondition = 'pk = :pk AND begins_with(sk, :prefix)';
-    values[':prefix'] = `${dayTotalSortPrefix}#`;
-  } else {
-    keyCondition = 'pk = :pk AND sk BETWEEN :from AND :to';
-    values[':from'] = read.hours.first;
-    values[':to'] = `${read.hours.last}$`;
-  }
+  const values: Record<string, unknown> = { ':pk': read.pk, ':from': read.first, ':to': `${read.last}$` };
   if (query.memberId !== undefined) {
     filters.push('memberId = :memberId');
     values[':memberId'] = query.memberId;
@@ -101,7 +105,7 @@ async function queryDay(tables: DynamoTables, query: RollupQuery, read: DayRead)
     const page = await tables.client.send(
       new QueryCommand({
         TableName: tables.names.rollups,
-        KeyConditionExpression: keyCondition,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
         FilterExpression: filters.length > 0 ? filters.join(' AND ') : undefined,
         ExpressionAttributeValues: values,
         ExclusiveStartKey: startKey,

@@ -8,6 +8,7 @@ import { dynamoLegacyUsage } from './dynamo-legacy-usage.ts';
 import { dynamoMembers } from './dynamo-members.ts';
 import { dynamoRecords } from './dynamo-records.ts';
 import { readRollups } from './dynamo-rollup-queries.ts';
+import { rebuildRollups } from './dynamo-rollup-rebuild.ts';
 import { addToRollups } from './dynamo-rollups.ts';
 import { createDocumentClient, type DynamoClientOptions, type DynamoTables } from './dynamo-tables.ts';
 
@@ -36,7 +37,11 @@ export function createDynamoStore(options: DynamoStoreOptions): DynamoStore {
     connections: dynamoConnections(tables),
     admission: dynamoAdmission(tables),
     records: dynamoRecords(tables),
-    rollups: { add: (closed) => addToRollups(tables, closed), read: (query) => readRollups(tables, query) },
+    rollups: {
+      add: (closed) => addToRollups(tables, closed),
+      read: (query) => readRollups(tables, query),
+      rebuild: (days) => rebuildRollups(tables, days),
+    },
     legacyUsage: dynamoLegacyUsage(tables),
     async close() {
       client.destroy();

@@ -139,7 +139,7 @@ export function sqliteRecords(statements: Statements): UsageRecordStore {
 
     close: async (closed) => statements.immediate(() => closeRecordRow(statements, closed)),
 
-    async get(id) {
+    async get({ id }) {
       const row = statements.get('SELECT * FROM records WHERE id = ?').get(id) as RecordRow | undefined;
       return row && toUsageRecord(row);
     },

@@ -37,6 +37,36 @@ export function sqliteRollups(statements: Statements): RollupStore {
       });
     },
 
+    /**
+     * One transaction: the days' rollups deleted and summed again from their closed records, so no reader sees a
+     * day half rebuilt.
+     */
+    async rebuild(days) {
+      const range = { first: `${days.first}T00`, last: `${days.last}T23` };
+      const span = { from: `${days.first}T00:00:00.000Z`, to: `${days.last}T23:59:59.999Z` };
+      return statements.immediate(() => {
+        statements.get('DELETE FROM rollups WHERE hour BETWEEN @first AND @last').run(range);
+        const rows = statements
+          .get(
+            `INSERT INTO rollups (hour, member_id, key_id, upstream, provider, model, requests, failed, charge,
+               input_tokens, input_tokens_reported, cached_input_tokens, cached_input_tokens_reported, output_tokens,
+               output_tokens_reported)
+             SELECT substr(started_at, 1, 13), member_id, key_id, upstream, provider, model, count(*),
+               sum(state = 'failed'), sum(charge), sum(coalesce(input_tokens, 0)), count(input_tokens),
+               sum(coalesce(cached_input_tokens, 0)), count(cached_input_tokens), sum(coalesce(output_tokens, 0)),
+               count(output_tokens)
+             FROM records WHERE started_at BETWEEN @from AND @to AND state <> 'running'
+             GROUP BY substr(started_at, 1, 13), member_id, key_id, upstream, provider, model`,
+          )
+          .run(span).changes;
+        const { records } = statements
+          .get("SELECT count(*) AS records FROM records WHERE started_at BETWEEN @from AND @to AND state <> 'running'")
+          .get(span) as { records: number };
+        const dayCount = Math.round((Date.parse(days.last) - Date.parse(days.first)) / 86_400_000) + 1;
+        return { days: dayCount, records, rows };
+      });
+    },
+
     async read(query) {
       const conditions = ['hour BETWEEN @first AND @last'];
       if (query.memberId !== undefined) conditions.push('member_id = @memberId');

@@ -1,6 +1,8 @@
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type Database from 'better-sqlite3';
+import type { MemberAccount } from '../control-items.ts';
+import { type AdmissionItem, toMemberAccount } from '../dynamodb/admission-item.ts';
 import type {
   BootstrapItem,
   ConnectionControlItem,
@@ -9,7 +11,6 @@ import type {
   SecretLookupItem,
 } from '../dynamodb/control-item-shapes.ts';
 import type { RollupItem } from '../dynamodb/dynamo-rollup-queries.ts';
-import { dayTotalSortPrefix } from '../dynamodb/dynamo-rollups.ts';
 import type { TableLogicalName } from '../table-definitions.ts';
 import type { StoredLegacyUsageRecord, UsageRecord } from '../usage-records.ts';
 
@@ -52,25 +53,36 @@ async function listTables(client: DynamoDBDocumentClient): Promise<Set<string>> 
   return names;
 }
 
+/** A member as the import reads it: the earlier layout's single item, or a profile with its admission item read in. */
+type ImportedMember = MemberItem & Partial<MemberAccount>;
+
 /**
  * Copies everything the DynamoDB engine stored into an empty SQLite database of the current schema, in one
  * transaction: members with their whole admission state (token days, rate windows, open leases, holder days), keys
  * with their generations and every secret hash they had, connections, the first administrator, usage records,
- * hourly rollups (a day's total is the sum of its hours, which SQLite adds at read time) and 0.1 records. An item
- * of a kind this version does not know stops the import rather than be left behind.
+ * hourly rollups (a day's total is the sum of its hours, which SQLite adds at read time) and 0.1 records. It reads
+ * both layouts of the engine: the earlier one (one member item with all its state, records keyed by id in
+ * `earlierUsageTable`, rollups under `day#`) and the current one (profile and admission items, records by day and
+ * shard, rollups under `h#` and `d#`). An item of a kind this version does not know stops the import rather than be
+ * left behind.
  */
 export async function importDynamoTables(
   client: DynamoDBDocumentClient,
   tableNames: Readonly<Record<TableLogicalName, string>>,
   database: Database.Database,
+  earlierUsageTable?: string,
 ): Promise<ImportCounts> {
   const existing = await listTables(client);
-  const [control, records, rollups, legacy] = await Promise.all([
+  const [control, records, earlierRecords, rollups, legacy] = await Promise.all([
     scanAll(client, tableNames.control, existing),
     scanAll(client, tableNames.usage, existing),
+    earlierUsageTable && earlierUsageTable !== tableNames.usage
+      ? scanAll(client, earlierUsageTable, existing)
+      : Promise.resolve([]),
     scanAll(client, tableNames.rollups, existing),
     scanAll(client, tableNames.legacyUsage, existing),
   ]);
+  records.push(...earlierRecords);
   const counts: ImportCounts = {
     members: 0,
     keys: 0,
@@ -81,19 +93,28 @@ export async function importDynamoTables(
     rollups: 0,
     legacyRecords: 0,
   };
-  const members = new Map<string, MemberItem>();
+  const members = new Map<string, ImportedMember>();
+  const admissions = new Map<string, AdmissionItem>();
   const keys: KeyItem[] = [];
   const secrets: SecretLookupItem[] = [];
   const connections: ConnectionControlItem[] = [];
   let bootstrap: BootstrapItem | undefined;
   for (const item of control) {
     const pk = String(item.pk);
-    if (pk.startsWith('member#')) members.set(pk.slice('member#'.length), item as unknown as MemberItem);
+    if (pk.startsWith('member#')) members.set(pk.slice('member#'.length), item as unknown as ImportedMember);
+    else if (pk.startsWith('adm#')) admissions.set(pk.slice('adm#'.length), item as unknown as AdmissionItem);
     else if (pk.startsWith('key#')) keys.push(item as unknown as KeyItem);
     else if (pk.startsWith('secret#')) secrets.push(item as unknown as SecretLookupItem);
     else if (pk.startsWith('connection#')) connections.push(item as unknown as ConnectionControlItem);
     else if (pk === 'meta#bootstrap') bootstrap = item as unknown as BootstrapItem;
     else throw new Error(`the control table holds an item this version cannot import: ${pk}`);
+  }
+
+  for (const [id, admission] of admissions) {
+    const profile = members.get(id);
+    if (!profile) continue;
+    const revoked = keys.filter((key) => key.memberId === id && key.state === 'revoked');
+    members.set(id, { ...profile, ...toMemberAccount(profile, admission, revoked) });
   }
 
   const run = (sql: string, ...values: unknown[]) => database.prepare(sql).run(...values);
@@ -223,12 +244,19 @@ export async function importDynamoTables(
         counts.records++;
       }
       for (const item of rollups as unknown as RollupItem[]) {
-        if (item.sk.startsWith(`${dayTotalSortPrefix}#`)) continue;
+        // Hours only: a day's total is the sum of its hours. Earlier layout `day#<day>` (totals under `total#`),
+        // current `h#<day>#<group>`.
+        const day = item.pk.startsWith('day#')
+          ? item.pk.slice('day#'.length)
+          : item.pk.startsWith('h#')
+            ? item.pk.slice(2, 12)
+            : undefined;
+        if (day === undefined || item.sk.startsWith('total#')) continue;
         run(
           `INSERT INTO rollups (hour, member_id, key_id, upstream, provider, model, requests, failed, charge,
              input_tokens, input_tokens_reported, cached_input_tokens, cached_input_tokens_reported, output_tokens,
              output_tokens_reported) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          `${item.pk.slice('day#'.length)}T${item.hour ?? item.sk.slice(0, 2)}`,
+          `${day}T${item.hour ?? item.sk.slice(0, 2)}`,
           item.memberId,
           item.keyId,
           item.upstream,

@@ -1,0 +1,112 @@
+import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mapWithConcurrency } from '../../async-work/map-with-concurrency.ts';
+import type { RollupRebuild } from '../store-port.ts';
+import {
+  type ClosedRequest,
+  closedRequestOf,
+  foldIntoRollups,
+  type RollupRow,
+  rollupCounters,
+  sumRollupRows,
+} from '../usage-records.ts';
+import { readRecordsNewestFirst } from './dynamo-record-queries.ts';
+import { rollupItemKeys } from './dynamo-rollups.ts';
+import type { DynamoTables } from './dynamo-tables.ts';
+import { allRollupGroups, dayRollupPartition, hourRollupPartition } from './partition-keys.ts';
+
+const writeConcurrency = 8;
+const itemName = (key: { pk: string; sk: string }) => `${key.pk}\n${key.sk}`;
+
+/** The keys of a day's rollup items as stored now: its hours, and its totals in the month's partitions. */
+async function storedKeys(tables: DynamoTables, day: string): Promise<{ pk: string; sk: string }[]> {
+  const reads = allRollupGroups.flatMap((group) => [
+    { pk: hourRollupPartition(day, group), from: '00', to: '23$' },
+    { pk: dayRollupPartition(day.slice(0, 7), group), from: day.slice(8, 10), to: `${day.slice(8, 10)}$` },
+  ]);
+  const pages = await mapWithConcurrency(reads, writeConcurrency, async (read) => {
+    const keys: { pk: string; sk: string }[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await tables.client.send(
+        new QueryCommand({
+          TableName: tables.names.rollups,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: { ':pk': read.pk, ':from': read.from, ':to': read.to },
+          ProjectionExpression: 'pk, sk',
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      keys.push(...((page.Items ?? []) as { pk: string; sk: string }[]));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return keys;
+  });
+  return pages.flat();
+}
+
+/** Sets an item's counters to a row's figures (keeping its stream markers, so a late redelivery stays a no-op). */
+function setRow(tables: DynamoTables, key: { pk: string; sk: string }, row: RollupRow, period: 'hour' | 'day') {
+  const values: Record<string, unknown> = {
+    ':memberId': row.memberId,
+    ':keyId': row.keyId,
+    ':upstream': row.upstream,
+    ':provider': row.provider,
+    ':model': row.model,
+    ':period': period === 'hour' ? row.hour.slice(11, 13) : row.hour.slice(0, 10),
+  };
+  for (const counter of rollupCounters) values[`:${counter}`] = row[counter];
+  const counters = rollupCounters.map((counter) => `${counter} = :${counter}`).join(', ');
+  return tables.client.send(
+    new UpdateCommand({
+      TableName: tables.names.rollups,
+      Key: key,
+      UpdateExpression: `SET memberId = :memberId, keyId = :keyId, upstream = :upstream, provider = :provider, model = :model, #period = :period, ${counters}`,
+      ExpressionAttributeNames: { '#period': period },
+      ExpressionAttributeValues: values,
+    }),
+  );
+}
+
+/**
+ * Rebuilds whole UTC days of rollups from their records: every closed record of the day read (Queries of the
+ * day's record partitions), folded into its hours and the day's totals, which are written with their figures as
+ * counted; rows the records no longer support are deleted afterwards, so a reader never sees a day emptied.
+ */
+export async function rebuildRollups(
+  tables: DynamoTables,
+  range: { first: string; last: string },
+): Promise<RollupRebuild> {
+  const result: RollupRebuild = { days: 0, records: 0, rows: 0 };
+  for (let at = Date.parse(range.first); at <= Date.parse(range.last); at += 86_400_000) {
+    const day = new Date(at).toISOString().slice(0, 10);
+    const page = await readRecordsNewestFirst(tables, {
+      from: `${day}T00:00:00.000Z`,
+      to: `${day}T23:59:59.999Z`,
+      state: 'closed',
+    });
+    const closed = page.records.map(closedRequestOf).filter((request): request is ClosedRequest => !!request);
+    const hours = foldIntoRollups(closed);
+    const days = new Map<string, RollupRow[]>();
+    for (const row of hours) {
+      const name = itemName(rollupItemKeys(row).day);
+      days.set(name, [...(days.get(name) ?? []), row]);
+    }
+    const writes = [
+      ...hours.map((row) => ({ key: rollupItemKeys(row).hour, row, period: 'hour' as const })),
+      ...[...days.values()].map((rows) => {
+        const row = sumRollupRows(rows);
+        return { key: rollupItemKeys(row).day, row, period: 'day' as const };
+      }),
+    ];
+    const wanted = new Set(writes.map((write) => itemName(write.key)));
+    await mapWithConcurrency(writes, writeConcurrency, (write) => setRow(tables, write.key, write.row, write.period));
+    const stale = (await storedKeys(tables, day)).filter((key) => !wanted.has(itemName(key)));
+    await mapWithConcurrency(stale, writeConcurrency, (key) =>
+      tables.client.send(new DeleteCommand({ TableName: tables.names.rollups, Key: key })),
+    );
+    result.days++;
+    result.records += closed.length;
+    result.rows += hours.length;
+  }
+  return result;
+}
