@@ -80,7 +80,9 @@ export function dynamoKeys(tables: DynamoTables): KeyStore {
         UpdateExpression: update,
         ConditionExpression: conditionFragments.controlItemExists,
         ExpressionAttributeNames: Object.fromEntries(
-          Object.entries({ '#k': 'k', '#kl': 'kl', '#slot': keySlotOf(keyId) }).filter(([name]) => update.includes(name)),
+          Object.entries({ '#k': 'k', '#kl': 'kl', '#slot': keySlotOf(keyId) }).filter(([name]) =>
+            update.includes(name),
+          ),
         ),
         ...(values ? { ExpressionAttributeValues: values } : {}),
       }),
