@@ -1,3 +1,4 @@
+import { foldedByTheStream } from '../shared/accounting/rollup-folder.ts';
 import { type GatewayConfig, parseGatewayConfig } from '../shared/config/gateway-config.ts';
 import { createGatewayServices, type GatewayServices } from '../shared/config/gateway-services.ts';
 import type { GatewayStore } from '../shared/store/store-port.ts';
@@ -15,7 +16,8 @@ let processServices: GatewayServices | undefined;
 export function servicesFromEnvironment(openStore: OpenStore): GatewayServices {
   if (!processServices) {
     const config = parseGatewayConfig(process.env);
-    processServices = createGatewayServices(config, openStore(config));
+    // The records table's stream folds settled requests into the rollups (functions/rollup-stream.ts).
+    processServices = createGatewayServices(config, openStore(config), { rollupFolder: foldedByTheStream });
   }
   return processServices;
 }

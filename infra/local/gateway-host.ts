@@ -83,6 +83,8 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
         setTimeout(() => server.closeAllConnections(), 2_000).unref();
       });
       await Promise.allSettled([...services.background]);
+      // What settled last is still waiting in the rollup folder: into the rollups before the store closes.
+      await services.rollupFolder.close();
       await local.close();
     },
   };

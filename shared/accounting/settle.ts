@@ -1,4 +1,3 @@
-import { withRetries } from '../async-work/with-retries.ts';
 import type { GatewayServices } from '../config/gateway-services.ts';
 import { recordSettlement } from '../observability/gateway-telemetry.ts';
 import type { AccountingSource, ClosedRequest, RunningRecord } from '../store/usage-records.ts';
@@ -32,8 +31,9 @@ function chargeFor(
 
 /**
  * Settles once: the store releases the lease (the once-only gate, which also moves the day's allowance from the
- * reservation to the charge) and closes the record; then the request goes into the rollups the usage view reads.
- * Returns whether this call settled the request (false: it was settled already).
+ * reservation to the charge) and closes the record — at most two writes. The rollups the usage view reads are not
+ * written here: the closed request is handed to the rollup folder, which adds requests in batches off the request
+ * path (on AWS the records stream does). Returns whether this call settled the request (false: settled already).
  */
 export async function settle(services: GatewayServices, ending: RequestEnding): Promise<boolean> {
   const { record } = ending;
@@ -54,8 +54,7 @@ export async function settle(services: GatewayServices, ending: RequestEnding): 
   };
   const settlement = await services.store.admission.settle(closed);
   if (!settlement.released) return false;
-  // Past the gate nothing else would ever add this request to the rollups, so the write is retried.
-  if (settlement.closed) await withRetries(() => services.store.rollups.add([closed]));
+  if (settlement.closed) services.rollupFolder.add(closed);
   recordSettlement(services.config, record, closed.outcome);
   return true;
 }

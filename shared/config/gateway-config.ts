@@ -40,6 +40,11 @@ const environmentSchema = z.object({
   GATEWAY_DEFAULT_OUTPUT_CAP: z._default(z.coerce.number().check(z.int(), z.positive()), 4096),
   /** How long key, member and connection lookups are cached in memory. Revocation does not wait for it. */
   GATEWAY_CACHE_TTL_MS: z._default(z.coerce.number().check(z.int(), z.nonnegative()), 30_000),
+  /**
+   * On one machine, the longest a settled request waits before the in-process folder adds it to the rollups (on
+   * AWS the records stream folds them). The usage API flushes first, so its answers on one machine are current.
+   */
+  GATEWAY_ROLLUP_FLUSH_MS: z._default(z.coerce.number().check(z.int(), z.positive()), 1_000),
   /** The store engine of `npm start`; the stack's functions always run on `dynamodb`. */
   GATEWAY_STORE: z._default(z.enum(storeEngineNames), 'sqlite'),
   /**
@@ -105,6 +110,7 @@ function toConfig(env: z.infer<typeof environmentSchema>) {
     /** A lease outlives the longest request the deadline allows, so only a dead request's lease expires. */
     maxRequestMs: env.GATEWAY_MAX_REQUEST_MS,
     leaseTtlMs: env.GATEWAY_MAX_REQUEST_MS + 120_000,
+    rollupFlushMs: env.GATEWAY_ROLLUP_FLUSH_MS,
     storeEngine: env.GATEWAY_STORE,
     /** The `dynamodb` engine's table names, when the environment gives them. */
     tables:

@@ -1,10 +1,12 @@
 import { type HoldingsSource, memberRecordHoldings } from '../accounting/holdings-source.ts';
+import { createRollupFolder, type RollupFolder } from '../accounting/rollup-folder.ts';
 import type { Principal } from '../auth/principal.ts';
 import { TtlCache } from '../cache/ttl-cache.ts';
 import { createFileSecretStore } from '../secrets/file-secret-store.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
 import { createSecretsManagerStore } from '../secrets/secrets-manager-store.ts';
 import type { ConnectionItem } from '../store/control-items.ts';
+import { logger } from '../observability/logger.ts';
 import type { GatewayStore } from '../store/store-port.ts';
 import type { GatewayConfig } from './gateway-config.ts';
 
@@ -20,6 +22,8 @@ export interface GatewayServices {
     connections: TtlCache<ConnectionItem[]>;
   };
   holdings: HoldingsSource;
+  /** Takes each settled request into the rollups off the request path: in process on one machine, the stream on AWS. */
+  rollupFolder: RollupFolder;
   /** Work that outlives a response (settlement); hosts await it before an invocation or shutdown ends. */
   background: Set<Promise<unknown>>;
   now: () => Date;
@@ -45,6 +49,13 @@ export function createGatewayServices(
       connections: new TtlCache(Math.min(config.cacheTtlMs, 5_000)),
     },
     holdings: memberRecordHoldings,
+    rollupFolder:
+      overrides.rollupFolder ??
+      createRollupFolder({
+        rollups: store.rollups,
+        flushIntervalMs: config.rollupFlushMs,
+        onError: (error) => logger.error('rollup flush failed; its requests wait for the next one', { error }),
+      }),
     background: new Set(),
     now: () => new Date(),
     ...overrides,

@@ -15,6 +15,8 @@ export async function readActivity(
   selection: RecordSelection,
 ): Promise<ActivityRow[]> {
   if (selection.nothingVisible) return [];
+  // On one machine, what settled a moment ago is still in the folder: in the rollups first, so totals are current.
+  await services.rollupFolder.flush();
   const { store } = services;
   const whose = { memberId: selection.memberId, keyId: selection.keyId };
   const coverage = periodCoverage(period);

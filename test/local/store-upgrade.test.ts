@@ -26,6 +26,7 @@ const legacyFile = new URL('../fixtures/legacy-usage/engine-0.1.jsonl', import.m
 /** Everything the store port can read back, in a stable order. */
 async function everything(services: GatewayServices, secrets: readonly string[]) {
   const { store } = services;
+  await services.rollupFolder.flush();
   const byId = <T extends { id: string }>(items: T[]) => [...items].sort((a, b) => a.id.localeCompare(b.id));
   const members = byId(await store.members.list());
   const day = utcDay(services.now());
@@ -33,7 +34,9 @@ async function everything(services: GatewayServices, secrets: readonly string[])
   const accounts = await Promise.all(members.map((member) => store.admission.account(member.id)));
   return {
     members,
-    accounts: accounts.map((account) => account && { ...account, keys: sortedKeys(account.keys) }),
+    accounts: accounts.map(
+      (account) => account && { ...account, keys: sortedKeys(account.keys), leases: withoutStart(account.leases) },
+    ),
     firstAdministrator: await store.members.firstAdministrator(),
     keys: byId(await store.keys.list()),
     keyGenerations: await Promise.all(
@@ -45,10 +48,15 @@ async function everything(services: GatewayServices, secrets: readonly string[])
     hourRollups: sortRows(await store.rollups.read({ by: 'hour', first: hour(-86_400_000), last: hour(86_400_000) })),
     dayRollups: sortRows(await store.rollups.read({ by: 'day', first: day, last: day })),
     legacyRecords: await store.legacyUsage.list(),
-    expiredLeases: await store.admission.expiredLeases(Number.MAX_SAFE_INTEGER),
+    expiredLeases: (await store.admission.expiredLeases(Number.MAX_SAFE_INTEGER)).map(
+      ({ startedAt: _startedAt, ...lease }) => lease,
+    ),
   };
 }
 
+/** The DynamoDB engine keeps each lease's admission instant too (to find its record by it); SQLite finds it by id. */
+const withoutStart = (leases: Record<string, { startedAt?: string | undefined }>) =>
+  Object.fromEntries(Object.entries(leases).map(([id, { startedAt: _startedAt, ...lease }]) => [id, lease]));
 const sortedKeys = (keys: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(keys).sort(([a], [b]) => a.localeCompare(b)));
 const sortRows = (rows: readonly object[]) => rows.map((row) => JSON.stringify(row, Object.keys(row).sort())).sort();

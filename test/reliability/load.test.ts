@@ -91,6 +91,7 @@ function call(agent: Agent, key: string, stream: boolean, hangUp: boolean): Prom
 async function hourlyRollupCharge(services: GatewayServices, memberId: string): Promise<number> {
   const now = services.now().getTime();
   const hour = (at: number) => new Date(at).toISOString().slice(0, 13);
+  await services.rollupFolder.flush();
   const rows = await services.store.rollups.read({
     by: 'hour',
     first: hour(now - 86_400_000),

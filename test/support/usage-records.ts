@@ -46,6 +46,7 @@ export async function memberAfterSettlement(services: GatewayServices, memberId:
 export async function usageSnapshot(services: GatewayServices): Promise<{ records: string[]; rollups: string[] }> {
   const now = services.now().getTime();
   const hour = (at: number) => new Date(at).toISOString().slice(0, 13);
+  await services.rollupFolder.flush();
   const rollups = await services.store.rollups.read({
     by: 'hour',
     first: hour(now - 86_400_000),

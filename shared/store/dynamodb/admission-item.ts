@@ -30,7 +30,7 @@ export interface AdmissionItem {
   kw: Record<string, number>;
   /** Holder requests per UTC day. */
   h: Record<string, number>;
-  /** When a key's last rotation began (epoch seconds), while that is recent enough to matter. */
+  /** When a key's last rotation began (epoch milliseconds), while that is recent enough to matter. */
   kr: Record<string, number>;
 }
 
@@ -105,7 +105,7 @@ export function toMemberAccount(
     keys[keyIdOf(slot)] = {
       generation,
       state: 'active',
-      ...(rotation === undefined ? {} : { rotatedAt: new Date(rotation * 1000).toISOString() }),
+      ...(rotation === undefined ? {} : { rotatedAt: new Date(rotation).toISOString() }),
     };
   }
   const leases: Record<string, Lease> = {};

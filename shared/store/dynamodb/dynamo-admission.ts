@@ -205,7 +205,7 @@ const staleDayMs = 7 * dayMs;
 async function pruneMember(tables: DynamoTables, item: AdmissionItem, now: Date): Promise<number> {
   const minuteCutoff = new Date(now.getTime() - 2 * minuteMs).toISOString().slice(0, 16);
   const dayCutoff = new Date(now.getTime() - staleDayMs).toISOString().slice(0, 10);
-  const rotationCutoff = (now.getTime() - rotationMemoryMs) / 1000;
+  const rotationCutoff = now.getTime() - rotationMemoryMs;
   const names: Record<string, string> = {};
   const removals: string[] = [];
   const remove = (map: string, entry: string) => {

@@ -197,7 +197,7 @@ export function dynamoKeys(tables: DynamoTables): KeyStore {
       const rotationStartedAt = admission.kr?.[slot];
       const admissionState = {
         generation: admittedGeneration,
-        rotatedAt: rotationStartedAt === undefined ? undefined : new Date(rotationStartedAt * 1000).toISOString(),
+        rotatedAt: rotationStartedAt === undefined ? undefined : new Date(rotationStartedAt).toISOString(),
       };
       // The key item's generation is what this caller saw; the member item's is what admission checks. They differ
       // while another rotation is between its two writes (refuse: two callers must not both get a secret), or when a
@@ -223,7 +223,7 @@ export function dynamoKeys(tables: DynamoTables): KeyStore {
             ExpressionAttributeValues: {
               ':next': generation,
               ':current': current,
-              ':now': Math.floor(now.getTime() / 1000),
+              ':now': now.getTime(),
             },
           }),
         );
