@@ -24,6 +24,7 @@ const engineSensitiveFiles = [
   'test/e2e/admission-limits.test.ts',
   'test/e2e/holder-keys.test.ts',
   'test/accounting/accounting-faults.test.ts',
+  'test/usage/rollup-rebuild.test.ts',
   'test/usage/usage-limits-csv.test.ts',
   'test/usage/usage-periods.test.ts',
   'test/usage/usage-totals-map.test.ts',

@@ -1,11 +1,13 @@
 import * as z from '../shared/validation/zod.ts';
 import { connectionSchema, issuedKeySchema, keySchema, memberSchema } from './admin-views.ts';
+import { UsageError } from './cli-errors.ts';
 import { type Command, defineCommand } from './command-definition.ts';
 import {
   amountFlag,
   checkProviderModel,
   choiceFlag,
   dateTimeFlag,
+  dayFlag,
   httpUrlFlag,
   integerFlag,
   listFlag,
@@ -74,6 +76,16 @@ const memberResult = z.object({ member: memberSchema });
 const keyResult = z.object({ key: keySchema });
 const connectionResult = z.object({ connection: connectionSchema });
 const legacyImportResult = z.object({ imported: z.number(), skipped: z.number() });
+const rebuildResult = z.object({ days: z.number(), records: z.number(), rows: z.number() });
+const dayMs = 86_400_000;
+
+/** Every UTC day from `from` to `to`, inclusive: a rebuild is sent one day per request, so each stays short. */
+function daysOf(from: string, to: string): string[] {
+  const days: string[] = [];
+  for (let at = Date.parse(from); at <= Date.parse(to); at += dayMs) days.push(new Date(at).toISOString().slice(0, 10));
+  if (days.length === 0) throw new UsageError(`--to ${to} is before --from ${from}`);
+  return days;
+}
 
 function memberStateCommand(action: 'disable' | 'enable' | 'suspend', summary: string): Command {
   return defineCommand({
@@ -276,5 +288,31 @@ export const commandTable: readonly Command[] = [
     render: ({ imported, skipped }) =>
       `imported ${imported} record${imported === 1 ? '' : 's'} of the 0.1 engine; ` +
       `skipped ${skipped} already imported\n`,
+  }),
+  defineCommand({
+    words: ['usage', 'rebuild-rollups'],
+    summary:
+      'Rebuild the hourly and daily rollups of UTC days FROM to TO (YYYY-MM-DD, inclusive) from their records; ' +
+      'a day can be rebuilt once its requests have all settled (the next day, after one lease length)',
+    operands: [],
+    flags: {
+      from: required(dayFlag('DAY', 'first UTC day')),
+      to: required(dayFlag('DAY', 'last UTC day')),
+    },
+    buildRequest: ({ flags }) =>
+      daysOf(flags.from, flags.to).map((day) => ({
+        method: 'POST' as const,
+        path: '/admin/v1/rollups/rebuild',
+        body: { from: day, to: day },
+      })),
+    result: rebuildResult,
+    combine: (results) => ({
+      days: results.reduce((sum, result) => sum + result.days, 0),
+      records: results.reduce((sum, result) => sum + result.records, 0),
+      rows: results.reduce((sum, result) => sum + result.rows, 0),
+    }),
+    render: ({ days, records, rows }) =>
+      `rebuilt the rollups of ${days} day${days === 1 ? '' : 's'} from ${records} record${records === 1 ? '' : 's'} ` +
+      `(${rows} hourly row${rows === 1 ? '' : 's'})\n`,
   }),
 ];

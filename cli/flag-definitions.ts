@@ -103,6 +103,16 @@ export function dateTimeFlag(valueName: string, description: string): FlagDefini
   });
 }
 
+/** A UTC calendar day, `YYYY-MM-DD`, that exists. */
+export function dayFlag(valueName: string, description: string): FlagDefinition<string | undefined> {
+  return singleValueFlag(valueName, description, (value, flag) => {
+    if (!z.iso.date().safeParse(value).success) {
+      throw new UsageError(`--${flag} expects a UTC day as YYYY-MM-DD (2026-03-01), got '${value}'`);
+    }
+    return value;
+  });
+}
+
 export function httpUrlFlag(valueName: string, description: string): FlagDefinition<string | undefined> {
   return singleValueFlag(valueName, description, (value, flag) => {
     if (!isHttpUrl(value)) throw new UsageError(`--${flag} expects an http:// or https:// URL, got '${value}'`);

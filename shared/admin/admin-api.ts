@@ -18,9 +18,11 @@ import {
   createMemberBody,
   idSchema,
   importLegacyUsageBody,
+  rebuildRollupsBody,
   setHoldingsBody,
   walletSchema,
 } from './admin-schemas.ts';
+import { rebuildRollups } from '../usage/rebuild-rollups.ts';
 import { readLegacyUsageRecord } from './legacy-usage-record.ts';
 
 type AdminAction = (services: GatewayServices, request: GatewayRequest, id: string) => Promise<[number, unknown]>;
@@ -187,6 +189,11 @@ const adminRoutes: AdminRoute[] = [
       });
       return [200, await services.store.legacyUsage.importRecords(readings, services.now())];
     },
+  },
+  {
+    method: 'POST',
+    pattern: '/rollups/rebuild',
+    action: async (services, request) => [200, await rebuildRollups(services, parseBody(rebuildRollupsBody, request))],
   },
 ];
 

@@ -651,6 +651,34 @@ describe.each(testEngineNames)('store contract on %s', (engineName) => {
       });
     });
 
+    it('rebuilds whole days of rollups from their closed records, replacing what they held', async () => {
+      const memberId = `mem_${unique()}`;
+      const rebuiltDay = '2026-10-05';
+      const closed = [0, 1, 2].map((index) => ({
+        record: running({ memberId, startedAt: `${rebuiltDay}T0${index}:30:00.000Z`, day: rebuiltDay }),
+        outcome: outcome(10 + index),
+      }));
+      for (const one of closed) await store.records.close(one);
+      await store.records.putRunning(running({ memberId, startedAt: `${rebuiltDay}T03:00:00.000Z`, day: rebuiltDay }));
+      // Wrong before: the first request twice, the others missing, and a key that has no records at all.
+      const [first] = closed as [ClosedRequest];
+      await store.rollups.add([first, first, { ...first, record: { ...first.record, keyId: 'key_stale' } }]);
+      expect(await store.rollups.rebuild({ first: rebuiltDay, last: rebuiltDay })).toMatchObject({ days: 1, rows: 3 });
+      const hours = await store.rollups.read({
+        by: 'hour',
+        first: `${rebuiltDay}T00`,
+        last: `${rebuiltDay}T23`,
+        memberId,
+      });
+      expect(hours.map((row) => [row.hour, row.keyId, row.requests, row.charge]).sort()).toEqual([
+        [`${rebuiltDay}T00`, 'key_contract', 1, 10],
+        [`${rebuiltDay}T01`, 'key_contract', 1, 11],
+        [`${rebuiltDay}T02`, 'key_contract', 1, 12],
+      ]);
+      const days = await store.rollups.read({ by: 'day', first: rebuiltDay, last: rebuiltDay, memberId });
+      expect(days).toMatchObject([{ hour: `${rebuiltDay}T00`, keyId: 'key_contract', requests: 3, charge: 33 }]);
+    });
+
     it('reads records newest first within a time range, with limits and filters', async () => {
       const memberId = `mem_${unique()}`;
       const at = (second: number) => `2026-11-22T08:00:${String(second).padStart(2, '0')}.000Z`;
