@@ -11,6 +11,7 @@ import { upstreamNetworkFor } from '../net/upstream-address.ts';
 import { logger } from '../observability/logger.ts';
 import { type ConnectionItem, holderMemberId, toConnectionView } from '../store/control-items.ts';
 import { newId } from '../store/ids.ts';
+import { rebuildRollups } from '../usage/rebuild-rollups.ts';
 import type * as z from '../validation/zod.ts';
 import {
   createConnectionBody,
@@ -22,7 +23,6 @@ import {
   setHoldingsBody,
   walletSchema,
 } from './admin-schemas.ts';
-import { rebuildRollups } from '../usage/rebuild-rollups.ts';
 import { readLegacyUsageRecord } from './legacy-usage-record.ts';
 
 type AdminAction = (services: GatewayServices, request: GatewayRequest, id: string) => Promise<[number, unknown]>;

@@ -2,11 +2,11 @@ import { type HoldingsSource, memberRecordHoldings } from '../accounting/holding
 import { createRollupFolder, type RollupFolder } from '../accounting/rollup-folder.ts';
 import type { Principal } from '../auth/principal.ts';
 import { TtlCache } from '../cache/ttl-cache.ts';
+import { logger } from '../observability/logger.ts';
 import { createFileSecretStore } from '../secrets/file-secret-store.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
 import { createSecretsManagerStore } from '../secrets/secrets-manager-store.ts';
 import type { ConnectionItem } from '../store/control-items.ts';
-import { logger } from '../observability/logger.ts';
 import type { GatewayStore } from '../store/store-port.ts';
 import type { GatewayConfig } from './gateway-config.ts';
 
