@@ -1,4 +1,6 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import {
   type ClosedRequest,
   closedRequestOf,
@@ -144,4 +146,31 @@ async function foldIntoItem(
     }
   }
   throw new Error(`the rollup item ${key.pk} ${key.sk} kept changing under ${attempts} folds`);
+}
+
+/** One record of a Lambda DynamoDB-stream event, as much of it as the fold reads. */
+export interface StreamEventRecord {
+  dynamodb?: {
+    SequenceNumber?: string;
+    NewImage?: Record<string, unknown>;
+    OldImage?: Record<string, unknown>;
+  };
+}
+
+const imageOf = (image: Record<string, unknown> | undefined) =>
+  image && (unmarshall(image as Record<string, AttributeValue>) as RecordItem);
+
+/** A Lambda event of the records table's stream, as the changes `foldStreamBatch` takes. */
+export function recordChangesOf(records: readonly StreamEventRecord[]): RecordChange[] {
+  return records.flatMap((record) => {
+    const sequenceNumber = record.dynamodb?.SequenceNumber;
+    if (!sequenceNumber) return [];
+    return [
+      {
+        sequenceNumber,
+        oldImage: imageOf(record.dynamodb?.OldImage),
+        newImage: imageOf(record.dynamodb?.NewImage),
+      },
+    ];
+  });
 }

@@ -1,4 +1,4 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { KeyAdmissionState } from '../control-items.ts';
 import { type AdmissionItem, emptyAdmissionItem } from './admission-item.ts';
 import { conditionFragments } from './condition-fragments.ts';
@@ -43,12 +43,21 @@ export async function adoptEarlierLayout(tables: DynamoTables, memberId: string)
       ExpressionAttributeValues: { ':slots': keySlots },
     }),
   );
+  // An update that creates the item, so that the request-path functions need no PutItem on the control table.
+  const { pk, ...attributes } = item;
+  const names = Object.fromEntries(Object.keys(attributes).map((name) => [`#${name}`, name]));
+  const values = Object.fromEntries(Object.entries(attributes).map(([name, value]) => [`:${name}`, value]));
   try {
     await tables.client.send(
-      new PutCommand({
+      new UpdateCommand({
         TableName: tables.names.control,
-        Item: item,
+        Key: { pk },
+        UpdateExpression: `SET ${Object.keys(attributes)
+          .map((name) => `#${name} = :${name}`)
+          .join(', ')}`,
         ConditionExpression: conditionFragments.controlItemAbsent,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
       }),
     );
   } catch (error) {
