@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { type BuildOptions, build, type Metafile } from 'esbuild';
 import { bundleAliases, lambdaBundling } from '../infra/lambda-bundling.ts';
-import { scheduledFunctionIds } from '../infra/scheduled-functions.ts';
+import { backgroundFunctionIds } from '../infra/stream-functions.ts';
 import { functionIds } from '../shared/http/route-table.ts';
 import { percentile } from './statistics.ts';
 
@@ -85,7 +85,7 @@ export async function measureBundles(projectRoot: string): Promise<BundleFigures
   const root = await outputRoot(projectRoot);
   try {
     const figures: BundleFigures[] = [];
-    for (const functionId of [...functionIds, ...scheduledFunctionIds]) {
+    for (const functionId of [...functionIds, ...backgroundFunctionIds]) {
       const entry = join(projectRoot, 'functions', `${functionId}.ts`);
       try {
         figures.push({ functionId, ...(await bundleAndTime(root, entry, functionId)) });

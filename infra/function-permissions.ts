@@ -22,6 +22,11 @@ export interface FunctionPermissions {
   readonly providerCredentials: readonly SecretAction[];
   /** Whether it reads the origin secret, as every function answering HTTP does before anything else. */
   readonly originCheck: boolean;
+  /**
+   * The table whose change stream runs it: Lambda's poller reads that stream with the function's role, and sends a
+   * batch it gives up on to the function's dead-letter queue.
+   */
+  readonly stream?: TableLogicalName;
 }
 
 /** Everything that reads keys, members and connections: a key lookup, a member, a connection list by index. */
@@ -39,9 +44,8 @@ export const functionPermissions: Readonly<Record<FunctionAccess, FunctionPermis
       // Key and member lookups, the connections by index; admission and settlement move the member item.
       control: [...controlReads, 'dynamodb:UpdateItem'],
       // The record shown as running, then closed by settlement; an admission that finds an expired lease in its
-      // way reads that request's record to settle it first.
+      // way reads that request's record to settle it first. The rollups are the stream consumer's.
       usage: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-      rollups: ['dynamodb:UpdateItem'],
     },
     providerCredentials: ['secretsmanager:GetSecretValue'],
     originCheck: true,
@@ -59,6 +63,9 @@ export const functionPermissions: Readonly<Record<FunctionAccess, FunctionPermis
       control: [...controlReads, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
       // The import of 0.1 usage records: one conditional put each.
       legacyUsage: ['dynamodb:PutItem'],
+      // Rebuilding rollups: a day's records read, its rollups written with their figures, stale ones deleted.
+      usage: ['dynamodb:Query'],
+      rollups: ['dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
     },
     // Stores credentials without being able to read them back; deletes one whose connection was not stored.
     providerCredentials: [
@@ -79,9 +86,15 @@ export const functionPermissions: Readonly<Record<FunctionAccess, FunctionPermis
       // Members by index, then each expired lease released; the dead request's record read and closed.
       control: ['dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
       usage: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
-      rollups: ['dynamodb:UpdateItem'],
     },
     providerCredentials: [],
     originCheck: false,
+  },
+  // The records stream's consumer: each rollup item one conditional update, read back when a batch comes again.
+  'rollup-fold': {
+    tables: { rollups: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },
+    providerCredentials: [],
+    originCheck: false,
+    stream: 'usage',
   },
 };

@@ -2,7 +2,14 @@ import { Duration } from 'aws-cdk-lib';
 import type { FunctionId } from '../shared/http/route-table.ts';
 
 /** What a function may touch; the stack turns each kind into grants. */
-export type FunctionAccess = 'inference' | 'token-count' | 'catalog' | 'admin' | 'usage-read' | 'reaper';
+export type FunctionAccess =
+  | 'inference'
+  | 'token-count'
+  | 'catalog'
+  | 'admin'
+  | 'usage-read'
+  | 'reaper'
+  | 'rollup-fold';
 
 export interface FunctionProfile {
   readonly access: FunctionAccess;

@@ -1,5 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, MathExpression, Metric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { gatewayMetricNames, metricsServiceName } from '../shared/observability/metric-names.ts';
 import type { GatewayFunction } from './gateway-function.ts';
@@ -12,6 +13,8 @@ export interface GatewayAlarmsProps {
   readonly reaper: GatewayFunction;
   /** How often the reaper runs; its alarm looks at windows of this length. */
   readonly reaperPeriod: Duration;
+  /** Functions a table's stream runs, each with the dead-letter queue of the batches it gives up on. */
+  readonly streamConsumers: readonly { functionId: string; gatewayFunction: GatewayFunction; deadLetters: Queue }[];
 }
 
 const period = Duration.minutes(5);
@@ -25,6 +28,8 @@ export class GatewayAlarms extends Construct {
   readonly serverErrorRate: Alarm;
   readonly throttles: readonly Alarm[];
   readonly reaperBacklog: Alarm;
+  /** Per stream consumer: failing batches, falling behind the stream, and batches given up on. */
+  readonly streamConsumers: readonly { errors: Alarm; iteratorAge: Alarm; deadLetters: Alarm }[];
 
   constructor(scope: Construct, id: string, props: GatewayAlarmsProps) {
     super(scope, id);
@@ -82,5 +87,36 @@ export class GatewayAlarms extends Construct {
       // a backlog as well.
       treatMissingData: TreatMissingData.BREACHING,
     });
+
+    this.streamConsumers = props.streamConsumers.map(({ functionId, gatewayFunction, deadLetters }) => ({
+      errors: new Alarm(this, `StreamErrors-${functionId}`, {
+        alarmDescription:
+          `${functionId} failed batches in two 5-minute windows in a row: the rollups fall behind the records ` +
+          'while Lambda retries them.',
+        metric: gatewayFunction.function.metricErrors({ period, statistic: Stats.SUM }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 2,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      iteratorAge: new Alarm(this, `StreamIteratorAge-${functionId}`, {
+        alarmDescription: `${functionId} is more than a minute behind its stream: the usage view's rollups are that late.`,
+        metric: gatewayFunction.function.metric('IteratorAge', { period, statistic: Stats.MAXIMUM }),
+        threshold: 60_000,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      deadLetters: new Alarm(this, `StreamDeadLetters-${functionId}`, {
+        alarmDescription:
+          `${functionId} gave a batch up to its dead-letter queue: those requests are missing from the rollups ` +
+          'until `usage rebuild-rollups` rebuilds their days from the records.',
+        metric: deadLetters.metricApproximateNumberOfMessagesVisible({ period, statistic: Stats.MAXIMUM }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    }));
   }
 }

@@ -38,6 +38,8 @@ import { pascalCase } from './pascal-case.ts';
 import { type ScheduledFunctionId, scheduledFunctionIds, scheduledFunctionProfiles } from './scheduled-functions.ts';
 import { stackOutputKeys, tableOutputKey } from './stack-outputs.ts';
 import { StaticSite } from './static-site.ts';
+import { StreamConsumer } from './stream-consumer.ts';
+import { type StreamFunctionId, streamFunctionIds, streamFunctionProfiles } from './stream-functions.ts';
 import { usagePageHeaders } from './usage-page-build.ts';
 
 export interface GatewayStackProps extends StackProps {
@@ -80,6 +82,9 @@ export class GatewayStack extends Stack {
   readonly origins: readonly FunctionOrigin[];
   /** Functions EventBridge runs on a schedule; no route reaches them. */
   readonly scheduledFunctions: ReadonlyMap<ScheduledFunctionId, GatewayFunction>;
+  /** Functions a table's change stream runs (the rollup fold), with their dead-letter queues. */
+  readonly streamFunctions: ReadonlyMap<StreamFunctionId, GatewayFunction>;
+  readonly streamConsumers: ReadonlyMap<StreamFunctionId, StreamConsumer>;
   readonly gatewayDistribution: GatewayDistribution;
   readonly staticSites: readonly StaticSite[];
   readonly alarms: GatewayAlarms;
@@ -160,6 +165,20 @@ export class GatewayStack extends Stack {
       scheduledFunctions.set(functionId, gatewayFunction);
     }
 
+    const streamFunctions = new Map<StreamFunctionId, GatewayFunction>();
+    const streamConsumers = new Map<StreamFunctionId, StreamConsumer>();
+    for (const functionId of streamFunctionIds) {
+      const profile = streamFunctionProfiles[functionId];
+      const gatewayFunction = createFunction(functionId, profile, false);
+      const table = tables.get(profile.table);
+      if (!table) throw new Error(`the stack declares no ${profile.table} table`);
+      streamFunctions.set(functionId, gatewayFunction);
+      streamConsumers.set(
+        functionId,
+        new StreamConsumer(this, `${pascalCase(functionId)}Source`, { gatewayFunction, table, profile }),
+      );
+    }
+
     const staticSites = staticRoutes.map(
       (route) =>
         new StaticSite(this, pascalCase(route.id), {
@@ -182,9 +201,14 @@ export class GatewayStack extends Stack {
     if (!reaper) throw new Error('the stack declares no reaper');
     const alarms = new GatewayAlarms(this, 'Alarms', {
       metricsNamespace,
-      functions: new Map<string, GatewayFunction>([...functions, ...scheduledFunctions]),
+      functions: new Map<string, GatewayFunction>([...functions, ...scheduledFunctions, ...streamFunctions]),
       reaper,
       reaperPeriod: scheduledFunctionProfiles.reaper.every,
+      streamConsumers: [...streamFunctions].map(([functionId, gatewayFunction]) => ({
+        functionId,
+        gatewayFunction,
+        deadLetters: (streamConsumers.get(functionId) as StreamConsumer).deadLetters,
+      })),
     });
 
     // What clients, browsers and the CLI's `bootstrap` need to know about this stage.
@@ -209,6 +233,8 @@ export class GatewayStack extends Stack {
     this.functions = functions;
     this.origins = origins;
     this.scheduledFunctions = scheduledFunctions;
+    this.streamFunctions = streamFunctions;
+    this.streamConsumers = streamConsumers;
     this.gatewayDistribution = gatewayDistribution;
     this.staticSites = staticSites;
     this.alarms = alarms;

@@ -1,5 +1,5 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
 import type { IndexDefinition, TableDefinition } from '../shared/store/table-definitions.ts';
 import { pascalCase } from './pascal-case.ts';
@@ -17,6 +17,8 @@ export function createGatewayTable(scope: Construct, definition: TableDefinition
     billingMode: BillingMode.PAY_PER_REQUEST,
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     timeToLiveAttribute: definition.timeToLiveAttribute,
+    // Both images: the consumer folds a record only in the change that moved it from running to closed.
+    stream: definition.stream === 'NEW_AND_OLD_IMAGES' ? StreamViewType.NEW_AND_OLD_IMAGES : undefined,
     deletionProtection: production,
     // A development stage is torn down with its data; production keeps its tables even if the stack goes.
     removalPolicy: production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,

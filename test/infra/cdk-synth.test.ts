@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { localTableNames } from '../../infra/local/open-local-store.ts';
 import { pascalCase } from '../../infra/pascal-case.ts';
-import { scheduledFunctionIds } from '../../infra/scheduled-functions.ts';
 import { stackNameFor } from '../../infra/stack-outputs.ts';
+import { backgroundFunctionIds } from '../../infra/stream-functions.ts';
 import { bootstrapAdministrator } from '../../shared/admin/bootstrap-admin.ts';
 import { originSecretHeader } from '../../shared/http/origin-check.ts';
 import { type FunctionId, functionIds } from '../../shared/http/route-table.ts';
@@ -111,7 +111,7 @@ describe('npx cdk synth', () => {
     console.info(`cdk synth took ${synth.durationMs} ms`);
   });
 
-  it.each([...functionIds, ...scheduledFunctionIds])(
+  it.each([...functionIds, ...backgroundFunctionIds])(
     '%s is bundled as ESM exporting handler, with a require shim and a source map',
     (functionId) => {
       const bundle = readFileSync(join(bundleOf(functionId), 'index.mjs'), 'utf8');
@@ -122,7 +122,7 @@ describe('npx cdk synth', () => {
     },
   );
 
-  it.each([...functionIds, ...scheduledFunctionIds])(
+  it.each([...functionIds, ...backgroundFunctionIds])(
     '%s carries the environment credential provider, not the SDK default chain',
     (functionId) => {
       const bundle = readFileSync(join(bundleOf(functionId), 'index.mjs'), 'utf8');
@@ -135,7 +135,7 @@ describe('npx cdk synth', () => {
     },
   );
 
-  it.each([...functionIds, ...scheduledFunctionIds])(
+  it.each([...functionIds, ...backgroundFunctionIds])(
     '%s leaves out the SDK event-stream codec, which neither DynamoDB nor Secrets Manager uses',
     (functionId) => {
       const bundle = readFileSync(join(bundleOf(functionId), 'index.mjs'), 'utf8');
@@ -200,7 +200,7 @@ describe('the built bundles under a stubbed awslambda global', () => {
     vi.spyOn(process.stdout, 'write').mockImplementation(capture as typeof process.stdout.write);
 
     installAwsLambdaStub();
-    for (const functionId of [...functionIds, ...scheduledFunctionIds]) {
+    for (const functionId of [...functionIds, ...backgroundFunctionIds]) {
       handlers.set(functionId, await loadBundleHandler(join(bundleOf(functionId), 'index.mjs')));
     }
   }, 60_000);

@@ -4,17 +4,22 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionPermissions } from '../../infra/function-permissions.ts';
 import { type FunctionAccess, functionProfiles } from '../../infra/function-profiles.ts';
 import { type LocalFunction, loadLocalFunctions } from '../../infra/local/local-functions.ts';
 import { createLocalServer } from '../../infra/local/local-server.ts';
 import { localTableNames } from '../../infra/local/open-local-store.ts';
-import { scheduledFunctionIds, scheduledFunctionProfiles } from '../../infra/scheduled-functions.ts';
+import { backgroundFunctionIds, backgroundFunctionProfiles } from '../../infra/stream-functions.ts';
 import { reapAllExpiredLeases } from '../../shared/accounting/reap-all.ts';
+import { foldedByTheStream } from '../../shared/accounting/rollup-folder.ts';
 import { type FunctionId, functionIds } from '../../shared/http/route-table.ts';
+import { foldStreamBatch, recordChangesOf } from '../../shared/store/dynamodb/dynamo-rollup-stream.ts';
 import type { DynamoStore } from '../../shared/store/dynamodb/dynamo-store.ts';
+import { recordKey } from '../../shared/store/dynamodb/partition-keys.ts';
 import type { TableLogicalName } from '../../shared/store/table-definitions.ts';
+import type { ClosedRequest } from '../../shared/store/usage-records.ts';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
 import { AdminClient, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { awsActionsInCode } from './code-aws-calls.ts';
@@ -37,7 +42,7 @@ const projectRoot = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 const accessOf = (functionId: string): FunctionAccess =>
   functionId in functionProfiles
     ? functionProfiles[functionId as FunctionId].access
-    : scheduledFunctionProfiles[functionId as (typeof scheduledFunctionIds)[number]].access;
+    : backgroundFunctionProfiles[functionId as (typeof backgroundFunctionIds)[number]].access;
 
 function declaredActions(access: FunctionAccess): Set<string> {
   const permissions = functionPermissions[access];
@@ -56,7 +61,7 @@ const faultPathOnly: Partial<Record<FunctionAccess, Partial<Record<TableLogicalN
 };
 
 describe('declared permissions stay within what the code can call', () => {
-  it.each([...functionIds, ...scheduledFunctionIds])('%s', async (functionId) => {
+  it.each([...functionIds, ...backgroundFunctionIds])('%s', async (functionId) => {
     const inCode = await awsActionsInCode(projectRoot, functionId);
     const dynamo = (actions: Iterable<string>) => [...actions].filter((action) => action.startsWith('dynamodb:'));
     const secrets = (actions: Iterable<string>) => [...actions].filter((action) => action.startsWith('secrets'));
@@ -91,6 +96,8 @@ describe('every call the functions make is declared for its table', () => {
     const { services } = gateway.host;
     const store = services.store as DynamoStore;
     if (store.engine !== 'dynamodb') throw new Error('the gateway did not open the dynamodb engine');
+    // As on AWS: settlement hands closed requests to no folder, the stream consumer (driven below) folds them.
+    services.rollupFolder = foldedByTheStream;
     const tableOf = new Map<string, TableLogicalName>(
       Object.entries(services.config.tables ?? localTableNames).map(([name, physical]) => [
         physical,
@@ -219,6 +226,55 @@ describe('every call the functions make is declared for its table', () => {
       await Promise.all(hangingCalls);
     }
     await Promise.allSettled([...services.background]);
+
+    // The records stream's consumer, fed the scenario's closed records as Lambda delivers them, twice (the second
+    // delivery is a retry: the fold reads back where each rollup item stands).
+    const now = services.now().getTime();
+    const recent = await store.records.newest({
+      from: new Date(now - 7 * 86_400_000).toISOString(),
+      to: new Date(now + 7 * 86_400_000).toISOString(),
+    });
+    const streamEvent = recent.records
+      .filter((record) => record.state !== 'running')
+      .map((record, index) => ({
+        dynamodb: {
+          SequenceNumber: String(1_000 + index),
+          NewImage: marshall({ ...recordKey(record), ...record }, { removeUndefinedValues: true }),
+        },
+      }));
+    expect(streamEvent.length).toBeGreaterThan(0);
+    const tables = { client: store.client, names: services.config.tables ?? localTableNames };
+    for (let delivery = 0; delivery < 2; delivery++) {
+      await currentFunction.run('rollup-stream', () => foldStreamBatch(tables, recordChangesOf(streamEvent)));
+    }
+
+    // Rebuilding the rollups of a settled day, which held a row its records no longer support.
+    const settledDay = new Date(now - 3 * 86_400_000).toISOString().slice(0, 10);
+    const [sample] = recent.records;
+    if (!sample) throw new Error('the scenario left no record');
+    const settled: ClosedRequest = {
+      record: {
+        ...sample,
+        id: 'req_settled_day',
+        startedAt: `${settledDay}T01:00:00.000Z`,
+        day: settledDay,
+        state: 'running',
+      },
+      outcome: {
+        state: 'completed',
+        status: 200,
+        endedAt: `${settledDay}T01:00:01.000Z`,
+        durationMs: 1,
+        inputTokens: 1,
+        cachedInputTokens: null,
+        outputTokens: 1,
+        charge: 2,
+        source: 'measured',
+      },
+    };
+    await store.records.close(settled);
+    await store.rollups.add([{ ...settled, record: { ...settled.record, keyId: 'key_stale' } }]);
+    await admin.call('POST', '/rollups/rebuild', { from: settledDay, to: settledDay });
   }, 60_000);
 
   afterAll(async () => {
@@ -227,7 +283,7 @@ describe('every call the functions make is declared for its table', () => {
     await upstream?.close();
   });
 
-  it.each([...functionIds, ...scheduledFunctionIds])('%s', (functionId) => {
+  it.each([...functionIds, ...backgroundFunctionIds])('%s', (functionId) => {
     const byTable = seen.get(functionId);
     // The scenario reached the function's store at all (an engine other than DynamoDB would record nothing).
     expect(byTable?.size, `${functionId} made no DynamoDB call`).toBeGreaterThan(0);
@@ -241,7 +297,7 @@ describe('every call the functions make is declared for its table', () => {
   // And nothing declared goes unused by the functions of its kind (which share their code), but for the fault
   // paths named above.
   it.each(Object.keys(functionPermissions) as FunctionAccess[])('%s uses every action declared for it', (access) => {
-    const ofKind = [...functionIds, ...scheduledFunctionIds].filter((functionId) => accessOf(functionId) === access);
+    const ofKind = [...functionIds, ...backgroundFunctionIds].filter((functionId) => accessOf(functionId) === access);
     for (const [table, actions] of Object.entries(functionPermissions[access].tables) as [
       TableLogicalName,
       readonly string[],

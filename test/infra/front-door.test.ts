@@ -6,7 +6,7 @@ import { defaultReservedConcurrency, defaultWafRequestsPerFiveMinutes } from '..
 import { edgeProtectionRegion } from '../../infra/edge-protection-stack.ts';
 import { functionProfiles } from '../../infra/function-profiles.ts';
 import { originSecretSlots } from '../../infra/origin-secrets.ts';
-import { scheduledFunctionIds, scheduledFunctionProfiles } from '../../infra/scheduled-functions.ts';
+import { backgroundFunctionIds, backgroundFunctionProfiles } from '../../infra/stream-functions.ts';
 import { originSecretHeader } from '../../shared/http/origin-check.ts';
 import { functionIds } from '../../shared/http/route-table.ts';
 import { type SynthesizedStack, synthesizeStack } from './synthesize-stack.ts';
@@ -54,7 +54,8 @@ function dynamicReferenceTo(logicalId: string): unknown {
 function functionProperties(synthesized: SynthesizedStack, functionId: string): Record<string, unknown> {
   const gatewayFunction =
     synthesized.stack.functions.get(functionId as never) ??
-    synthesized.stack.scheduledFunctions.get(functionId as never);
+    synthesized.stack.scheduledFunctions.get(functionId as never) ??
+    synthesized.stack.streamFunctions.get(functionId as never);
   if (!gatewayFunction) throw new Error(`no function ${functionId}`);
   return synthesized.resources[synthesized.logicalIdOf(gatewayFunction.function)]?.Properties ?? {};
 }
@@ -153,11 +154,11 @@ describe('reserved concurrency', () => {
   const expected = (functionId: string, setting: number): number => {
     const profile =
       functionProfiles[functionId as keyof typeof functionProfiles] ??
-      scheduledFunctionProfiles[functionId as keyof typeof scheduledFunctionProfiles];
+      backgroundFunctionProfiles[functionId as keyof typeof backgroundFunctionProfiles];
     return profile.reservedConcurrency === 'deployment' ? setting : Math.min(profile.reservedConcurrency, setting);
   };
 
-  it.each([...functionIds, ...scheduledFunctionIds])('%s reserves its share by default', (functionId) => {
+  it.each([...functionIds, ...backgroundFunctionIds])('%s reserves its share by default', (functionId) => {
     const reserved = functionProperties(plain, functionId)['ReservedConcurrentExecutions'];
     expect(reserved).toBe(expected(functionId, defaultReservedConcurrency));
     expect(reserved).toBeGreaterThan(0);
@@ -168,7 +169,7 @@ describe('reserved concurrency', () => {
       expect(functionProperties(plain, functionId)['ReservedConcurrentExecutions']).toBe(defaultReservedConcurrency);
       expect(functionProperties(rotated, functionId)['ReservedConcurrentExecutions']).toBe(7);
     }
-    for (const functionId of [...functionIds, ...scheduledFunctionIds]) {
+    for (const functionId of [...functionIds, ...backgroundFunctionIds]) {
       expect(functionProperties(rotated, functionId)['ReservedConcurrentExecutions']).toBe(expected(functionId, 7));
       expect(functionProperties(rotated, functionId)['ReservedConcurrentExecutions']).toBeLessThanOrEqual(7);
     }

@@ -56,8 +56,12 @@ describe('the reaper', () => {
 
 describe('observability', () => {
   it('keeps every function log for a month', () => {
-    const all = [...synthesized.stack.functions.values(), ...synthesized.stack.scheduledFunctions.values()];
-    expect(all).toHaveLength(functionIds.length + 1);
+    const all = [
+      ...synthesized.stack.functions.values(),
+      ...synthesized.stack.scheduledFunctions.values(),
+      ...synthesized.stack.streamFunctions.values(),
+    ];
+    expect(all).toHaveLength(functionIds.length + 2);
     for (const gatewayFunction of all) {
       const logGroup = synthesized.resources[synthesized.logicalIdOf(gatewayFunction.function.logGroup)];
       expect(logGroup?.Properties['RetentionInDays']).toBe(30);
@@ -69,6 +73,7 @@ describe('observability', () => {
     for (const gatewayFunction of [
       ...synthesized.stack.functions.values(),
       ...synthesized.stack.scheduledFunctions.values(),
+      ...synthesized.stack.streamFunctions.values(),
     ]) {
       const properties = synthesized.resources[synthesized.logicalIdOf(gatewayFunction.function)]?.Properties ?? {};
       const variables = (properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
@@ -97,7 +102,11 @@ describe('observability', () => {
       expect(properties).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Throttles', Threshold: 1 });
       return JSON.stringify(properties['Dimensions']);
     });
-    const all = [...synthesized.stack.functions.values(), ...synthesized.stack.scheduledFunctions.values()];
+    const all = [
+      ...synthesized.stack.functions.values(),
+      ...synthesized.stack.scheduledFunctions.values(),
+      ...synthesized.stack.streamFunctions.values(),
+    ];
     expect(throttled.toSorted()).toEqual(
       all
         .map((gatewayFunction) =>

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { functionPermissions } from '../../infra/function-permissions.ts';
 import { functionProfiles } from '../../infra/function-profiles.ts';
 import type { GatewayFunction } from '../../infra/gateway-function.ts';
-import { scheduledFunctionIds, scheduledFunctionProfiles } from '../../infra/scheduled-functions.ts';
+import { backgroundFunctionIds, backgroundFunctionProfiles } from '../../infra/stream-functions.ts';
 import { functionIds } from '../../shared/http/route-table.ts';
 import { type TableLogicalName, tableDefinitions } from '../../shared/store/table-definitions.ts';
 import { type SynthesizedStack, synthesizeStack } from './synthesize-stack.ts';
@@ -21,12 +21,14 @@ afterAll(() => synthesized?.cleanup());
 
 const allFunctions = [
   ...functionIds.map((functionId) => ({ functionId, access: functionProfiles[functionId].access })),
-  ...scheduledFunctionIds.map((functionId) => ({ functionId, access: scheduledFunctionProfiles[functionId].access })),
+  ...backgroundFunctionIds.map((functionId) => ({ functionId, access: backgroundFunctionProfiles[functionId].access })),
 ];
 
 function gatewayFunction(functionId: string): GatewayFunction {
-  const { functions, scheduledFunctions } = synthesized.stack;
-  const found = new Map<string, GatewayFunction>([...functions, ...scheduledFunctions]).get(functionId);
+  const { functions, scheduledFunctions, streamFunctions } = synthesized.stack;
+  const found = new Map<string, GatewayFunction>([...functions, ...scheduledFunctions, ...streamFunctions]).get(
+    functionId,
+  );
   if (!found) throw new Error(`no function ${functionId}`);
   return found;
 }
@@ -80,13 +82,29 @@ describe('least privilege', () => {
       const tableActions = new Map<TableLogicalName, string[]>();
       const credentialActions: string[] = [];
       const originCheckActions: string[] = [];
+      const streamActions: string[] = [];
+      const deadLetterActions: string[] = [];
       const originSecretIds = synthesized.stack.originSecrets.secretIds().map((arn) => synthesized.stack.resolve(arn));
+      const streamArn = declared.stream && { 'Fn::GetAtt': [tableLogicalId(declared.stream), 'StreamArn'] };
+      const deadLetters = synthesized.stack.streamConsumers.get(functionId as never)?.deadLetters;
       for (const statement of statements) {
         expect(statement.Effect).toBe('Allow');
         const actions = actionsOf(statement);
         const service = new Set(actions.map((action) => action.split(':')[0]));
         expect(service.size).toBe(1);
-        if (service.has('dynamodb')) {
+        const resource = JSON.stringify(statement.Resource);
+        if (service.has('dynamodb') && streamArn && resource === JSON.stringify(streamArn)) {
+          // Lambda's poller reads the one stream that runs the function, with the function's role.
+          streamActions.push(...actions);
+        } else if (service.has('dynamodb') && streamArn && resource === '"*"') {
+          // ListStreams names no resource; nothing else may be granted on `*`.
+          expect(actions).toEqual(['dynamodb:ListStreams']);
+          streamActions.push(...actions);
+        } else if (service.has('sqs') && deadLetters) {
+          // The batches the consumer gives up on, to its own dead-letter queue only.
+          expect(statement.Resource).toEqual({ 'Fn::GetAtt': [synthesized.logicalIdOf(deadLetters), 'Arn'] });
+          deadLetterActions.push(...actions);
+        } else if (service.has('dynamodb')) {
           const named = tablesNamedBy(statement);
           const [table] = named;
           if (!table) throw new Error('a DynamoDB statement names no table');
@@ -119,6 +137,14 @@ describe('least privilege', () => {
         sortedEntries(Object.entries(declared.tables) as [string, readonly string[]][]),
       );
       expect(credentialActions.toSorted()).toEqual([...declared.providerCredentials].toSorted());
+      expect(streamActions.toSorted()).toEqual(
+        declared.stream
+          ? ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams']
+          : [],
+      );
+      expect(deadLetterActions.toSorted()).toEqual(
+        declared.stream ? ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'] : [],
+      );
       expect(originCheckActions).toEqual(declared.originCheck ? ['secretsmanager:GetSecretValue'] : []);
       // Every function answering HTTP checks the origin secret; the reaper answers none.
       expect(declared.originCheck).toBe(gatewayFunction(functionId).functionUrl !== undefined);

@@ -5,7 +5,7 @@ import { App, type CfnResource, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatewayTable } from '../../infra/gateway-table.ts';
-import { scheduledFunctionIds } from '../../infra/scheduled-functions.ts';
+import { backgroundFunctionIds } from '../../infra/stream-functions.ts';
 import { type FunctionId, functionIds, staticRoutes } from '../../shared/http/route-table.ts';
 import { tableDefinitions, tableEnvironmentVariable } from '../../shared/store/table-definitions.ts';
 import { type SynthesizedStack, synthesizeStack } from './synthesize-stack.ts';
@@ -74,7 +74,7 @@ describe('GatewayStack', () => {
 
     it('keeps logs for a month', () => {
       // Every function, scheduled ones included, and the handler that deploys each static route.
-      const logGroups = functionIds.length + scheduledFunctionIds.length + staticRoutes.length;
+      const logGroups = functionIds.length + backgroundFunctionIds.length + staticRoutes.length;
       synthesized.template.resourcePropertiesCountIs('AWS::Logs::LogGroup', { RetentionInDays: 30 }, logGroups);
     });
   });
