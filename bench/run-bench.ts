@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -5,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { plan } from './bench-plan.ts';
 import type { BenchChild } from './child-process.ts';
 import { startTypeScriptChild } from './child-process.ts';
+import { describeWriteUnits, type WriteUnitFigures } from './dynamodb-write-units.ts';
 import type { GatewayReady } from './gateway-process.ts';
 import type { Target } from './http-probe.ts';
 import { type BundleFigures, type BundleVariant, measureBundles, measureBundleVariants } from './lambda-bundles.ts';
@@ -76,6 +78,8 @@ export interface BenchResults {
   peer: GatewayFigures & { available: boolean; unavailableReason?: string };
   bundles: BundleFigures[];
   bundleVariants: BundleVariant[];
+  /** DynamoDB calls and write units per request, from the items the `dynamodb` engine writes. */
+  dynamodbWriteUnits?: WriteUnitFigures;
   targets: TargetVerdict[];
 }
 
@@ -117,6 +121,21 @@ try {
   await measured.child.stop();
 } catch (error) {
   results.gateway.errors.push(`stream CPU: ${error instanceof Error ? error.message : String(error)}`);
+}
+
+step('pricing DynamoDB writes per request from the items the dynamodb engine writes');
+try {
+  const output = await new Promise<string>((resolve, reject) =>
+    execFile(
+      join(projectRoot, 'node_modules', '.bin', 'tsx'),
+      [join(projectRoot, 'bench', 'dynamodb-write-units.ts'), '--json'],
+      { env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'WARN' }, maxBuffer: 10_000_000 },
+      (error, stdout) => (error ? reject(error) : resolve(stdout)),
+    ),
+  );
+  results.dynamodbWriteUnits = JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as WriteUnitFigures;
+} catch (error) {
+  process.stdout.write(`  not measured: ${error instanceof Error ? error.message : String(error)}\n`);
 }
 
 step('starting the instant upstream and this gateway (local host, embedded store)');
@@ -305,6 +324,7 @@ try {
 results.machine.loadAverage.atEnd = loadavg()[0];
 results.targets = evaluateTargets(results);
 printReport(results, results.targets);
+if (results.dynamodbWriteUnits) process.stdout.write(`\n${describeWriteUnits(results.dynamodbWriteUnits)}`);
 const resultsFile = join(projectRoot, 'bench', 'results.json');
 await writeFile(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
 process.stdout.write(`\nWritten to ${resultsFile}; process logs in ${logs}\n`);
