@@ -62,7 +62,8 @@ describe('the records stream and its consumer', () => {
         OnFailure: { Destination: { 'Fn::GetAtt': [synthesized.logicalIdOf(deadLetters), 'Arn'] } },
       },
     });
-    const filters = (mappings[0]?.Properties['FilterCriteria'] as { Filters: { Pattern: string }[] }).Filters;
+    const criteria = mappings[0]?.Properties['FilterCriteria'] as { Filters: { Pattern: string }[] } | undefined;
+    const filters = criteria?.Filters ?? [];
     expect(filters.map((filter) => JSON.parse(filter.Pattern))).toEqual([
       { dynamodb: { NewImage: { state: { S: [{ 'anything-but': ['running'] }] } } } },
     ]);
