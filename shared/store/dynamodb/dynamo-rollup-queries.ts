@@ -1,8 +1,7 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../../async-work/map-with-concurrency.ts';
 import type { RollupQuery } from '../store-port.ts';
 import type { RollupRow } from '../usage-records.ts';
-import type { DynamoTables } from './dynamo-tables.ts';
+import { type DynamoTables, queryAll } from './dynamo-tables.ts';
 import { allRollupGroups, dayRollupPartition, hourRollupPartition, rollupGroupOf } from './partition-keys.ts';
 
 /** One rollup item as `addToRollups` writes it: an hour's (with `hour`, `HH`) or a day's total (with `day`). */
@@ -99,20 +98,10 @@ async function queryPartition(tables: DynamoTables, query: RollupQuery, read: Pa
     filters.push('keyId = :keyId');
     values[':keyId'] = query.keyId;
   }
-  const items: RollupItem[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await tables.client.send(
-      new QueryCommand({
-        TableName: tables.names.rollups,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        FilterExpression: filters.length > 0 ? filters.join(' AND ') : undefined,
-        ExpressionAttributeValues: values,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...((page.Items ?? []) as RollupItem[]));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
+  return queryAll<RollupItem>(tables, {
+    TableName: tables.names.rollups,
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    FilterExpression: filters.length > 0 ? filters.join(' AND ') : undefined,
+    ExpressionAttributeValues: values,
+  });
 }

@@ -1,4 +1,4 @@
-import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../../async-work/map-with-concurrency.ts';
 import type { RollupRebuild } from '../store-port.ts';
 import {
@@ -10,8 +10,8 @@ import {
   sumRollupRows,
 } from '../usage-records.ts';
 import { readRecordsNewestFirst } from './dynamo-record-queries.ts';
-import { rollupItemKeys } from './dynamo-rollups.ts';
-import type { DynamoTables } from './dynamo-tables.ts';
+import { rollupAddition, rollupItemKeys } from './dynamo-rollups.ts';
+import { type DynamoTables, queryAll } from './dynamo-tables.ts';
 import { allRollupGroups, dayRollupPartition, hourRollupPartition } from './partition-keys.ts';
 
 const writeConcurrency = 8;
@@ -23,46 +23,28 @@ async function storedKeys(tables: DynamoTables, day: string): Promise<{ pk: stri
     { pk: hourRollupPartition(day, group), from: '00', to: '23$' },
     { pk: dayRollupPartition(day.slice(0, 7), group), from: day.slice(8, 10), to: `${day.slice(8, 10)}$` },
   ]);
-  const pages = await mapWithConcurrency(reads, writeConcurrency, async (read) => {
-    const keys: { pk: string; sk: string }[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await tables.client.send(
-        new QueryCommand({
-          TableName: tables.names.rollups,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: { ':pk': read.pk, ':from': read.from, ':to': read.to },
-          ProjectionExpression: 'pk, sk',
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      keys.push(...((page.Items ?? []) as { pk: string; sk: string }[]));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return keys;
-  });
+  const pages = await mapWithConcurrency(reads, writeConcurrency, (read) =>
+    queryAll<{ pk: string; sk: string }>(tables, {
+      TableName: tables.names.rollups,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': read.pk, ':from': read.from, ':to': read.to },
+      ProjectionExpression: 'pk, sk',
+    }),
+  );
   return pages.flat();
 }
 
-/** Sets an item's counters to a row's figures (keeping its stream markers, so a late redelivery stays a no-op). */
+/** Sets an item's counters to a row's figures (keeping its stream marks, so a late redelivery stays a no-op). */
 function setRow(tables: DynamoTables, key: { pk: string; sk: string }, row: RollupRow, period: 'hour' | 'day') {
-  const values: Record<string, unknown> = {
-    ':memberId': row.memberId,
-    ':keyId': row.keyId,
-    ':upstream': row.upstream,
-    ':provider': row.provider,
-    ':model': row.model,
-    ':period': period === 'hour' ? row.hour.slice(11, 13) : row.hour.slice(0, 10),
-  };
-  for (const counter of rollupCounters) values[`:${counter}`] = row[counter];
+  const addition = rollupAddition(row, period);
   const counters = rollupCounters.map((counter) => `${counter} = :${counter}`).join(', ');
   return tables.client.send(
     new UpdateCommand({
       TableName: tables.names.rollups,
       Key: key,
-      UpdateExpression: `SET memberId = :memberId, keyId = :keyId, upstream = :upstream, provider = :provider, model = :model, #period = :period, ${counters}`,
-      ExpressionAttributeNames: { '#period': period },
-      ExpressionAttributeValues: values,
+      UpdateExpression: `SET ${addition.set}, ${counters}`,
+      ExpressionAttributeNames: addition.names,
+      ExpressionAttributeValues: addition.values,
     }),
   );
 }

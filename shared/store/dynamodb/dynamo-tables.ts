@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { StoreUnavailableError } from '../store-errors.ts';
 import type { TableLogicalName } from '../table-definitions.ts';
 
@@ -59,4 +59,19 @@ function isUnavailable(error: unknown): boolean {
 /** DynamoDB's "condition failed", whichever client raised it. */
 export function isConditionFailure(error: unknown): boolean {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}
+
+/** Every item a Query matches, page after page. */
+export async function queryAll<T>(
+  tables: DynamoTables,
+  input: Omit<QueryCommandInput, 'ExclusiveStartKey'>,
+): Promise<T[]> {
+  const items: T[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await tables.client.send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }));
+    items.push(...((page.Items ?? []) as T[]));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
 }
