@@ -44,23 +44,44 @@ async function daysWithActivity(tables: DynamoTables, query: RecordQuery): Promi
 
 /**
  * Records newest first, always Queries bounded by the `startedAt` range on the table's own sort key, never a scan:
- * day by day, newest first, each day's partitions of the member (or of the whole team) read at once and merged.
- * Within a day, the newest N overall are among the newest N of each partition, so each partition is read only until
- * it has one more than the limit still wants.
+ * day by day, newest first, the day's partitions of the member (or of the whole team) merged. Each partition is read
+ * a page at a time, and only while it can still hold one of the newest records the limit wants: once a partition's
+ * next record would be older than the N-th newest found so far, it is left alone.
  */
 export async function readRecordsNewestFirst(tables: DynamoTables, query: RecordQuery): Promise<RecordPage> {
   const filtered = query.keyId !== undefined || (query.providers?.length ?? 0) > 0;
   const days = filtered && query.state !== 'running' ? await daysWithActivity(tables, query) : undefined;
   const limit = query.limit ?? Number.POSITIVE_INFINITY;
   const shards = query.memberId === undefined ? allRecordShards : memberShards(query.memberId);
+  const expression = queryExpression(query);
+  // A key, provider or state filter may keep few of a page's items: larger pages, fewer round trips.
+  const selective = filtered || query.state !== undefined;
   const records: UsageRecord[] = [];
   for (const day of daysBetween(query.from, query.to)) {
     if (days !== undefined && !days.has(day)) continue;
     const wanted = limit + 1 - records.length;
-    const partitions = await Promise.all(
-      shards.map((shard) => queryPartition(tables, recordPartition(day, shard), query, wanted)),
-    );
-    const newest = partitions.flat().sort(newestFirst).slice(0, wanted).map(toUsageRecord);
+    const pageSize =
+      selective || !Number.isFinite(wanted) ? 1_000 : Math.max(25, Math.ceil((2 * wanted) / shards.length));
+    const cursors: PartitionCursor[] = shards.map((shard) => ({
+      partition: recordPartition(day, shard),
+      items: [],
+      next: undefined,
+      done: false,
+    }));
+    let reading = cursors;
+    while (reading.length > 0) {
+      await Promise.all(reading.map((cursor) => readPage(tables, expression, cursor, pageSize)));
+      const found = cursors.flatMap((cursor) => cursor.items).sort(newestFirst);
+      const cutoff = found.length >= wanted ? found[wanted - 1]?.sk : undefined;
+      reading = cursors.filter(
+        (cursor) => !cursor.done && (cutoff === undefined || String(cursor.next?.['sk'] ?? '') > cutoff),
+      );
+    }
+    const newest = cursors
+      .flatMap((cursor) => cursor.items)
+      .sort(newestFirst)
+      .slice(0, wanted)
+      .map(toUsageRecord);
     records.push(...newest);
     if (records.length > limit) return { records: records.slice(0, limit), more: true };
   }
@@ -69,16 +90,25 @@ export async function readRecordsNewestFirst(tables: DynamoTables, query: Record
 
 const allRecordShards = Array.from({ length: recordShards }, (_, shard) => shard);
 
-/** Up to `wanted` matching records of one partition in the range, newest first (all of them when unlimited). */
-async function queryPartition(
-  tables: DynamoTables,
-  partition: string,
-  query: RecordQuery,
-  wanted: number,
-): Promise<RecordItem[]> {
+/** One partition's read so far: what it matched, and where its next page starts. */
+interface PartitionCursor {
+  partition: string;
+  items: RecordItem[];
+  next: Record<string, unknown> | undefined;
+  done: boolean;
+}
+
+interface QueryExpression {
+  filter: string | undefined;
+  names: Record<string, string> | undefined;
+  values: Record<string, unknown>;
+}
+
+/** The range and filters of a record query, as Query expressions (the partition is added per read). */
+function queryExpression(query: RecordQuery): QueryExpression {
   const names: Record<string, string> = {};
   // `$` sorts right after `#`, so the upper bound closes every id of the last millisecond.
-  const values: Record<string, unknown> = { ':pk': partition, ':from': query.from, ':to': `${query.to}$` };
+  const values: Record<string, unknown> = { ':from': query.from, ':to': `${query.to}$` };
   const filters: string[] = [];
   if (query.memberId !== undefined) {
     // A partition holds the records of a few members: the member's own are kept.
@@ -101,24 +131,33 @@ async function queryPartition(
     names['#state'] = 'state';
     values[':running'] = 'running';
   }
-  const items: RecordItem[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await tables.client.send(
-      new QueryCommand({
-        TableName: tables.names.usage,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        FilterExpression: filters.length > 0 ? filters.join(' AND ') : undefined,
-        ExpressionAttributeNames: Object.keys(names).length > 0 ? names : undefined,
-        ExpressionAttributeValues: values,
-        ScanIndexForward: false,
-        // Unfiltered, exactly enough items; filtered, larger pages so a selective filter needs few round trips.
-        Limit: filters.length > 0 || !Number.isFinite(wanted) ? 1_000 : wanted,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...((page.Items ?? []) as RecordItem[]));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey && items.length < wanted);
-  return items;
+  return {
+    filter: filters.length > 0 ? filters.join(' AND ') : undefined,
+    names: Object.keys(names).length > 0 ? names : undefined,
+    values,
+  };
+}
+
+/** The next page of one partition, newest first. */
+async function readPage(
+  tables: DynamoTables,
+  expression: QueryExpression,
+  cursor: PartitionCursor,
+  pageSize: number,
+): Promise<void> {
+  const page = await tables.client.send(
+    new QueryCommand({
+      TableName: tables.names.usage,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      FilterExpression: expression.filter,
+      ExpressionAttributeNames: expression.names,
+      ExpressionAttributeValues: { ...expression.values, ':pk': cursor.partition },
+      ScanIndexForward: false,
+      Limit: pageSize,
+      ExclusiveStartKey: cursor.next,
+    }),
+  );
+  cursor.items.push(...((page.Items ?? []) as RecordItem[]));
+  cursor.next = page.LastEvaluatedKey;
+  cursor.done = page.LastEvaluatedKey === undefined;
 }
