@@ -4,8 +4,8 @@ import { openRequestPathStore } from './request-path-store.ts';
 import { streamingEntry } from './streaming-entry.ts';
 
 /**
- * `POST /v1beta/models/<provider/model>:generateContent` and `:streamGenerateContent?alt=sse` (and the same
- * under `/<prefix>/`).
+ * `POST /v1beta/models/<provider/model>:generateContent` and `:streamGenerateContent` (server-sent events with
+ * `alt=sse`, else one JSON array), also as `/v1beta/<provider>/<model>:…` and under `/<prefix>/`.
  */
 export const handler = streamingEntry(
   (services, request, route) => handleInference(services, request, route, geminiClientWire),

@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { GatewayConfig } from '../shared/config/gateway-config.ts';
 import type { GatewayServices } from '../shared/config/gateway-services.ts';
 import { GatewayError, toGatewayError } from '../shared/http/gateway-error.ts';
 import { fromFunctionUrlEvent, type GatewayRequest, type GatewayResponse } from '../shared/http/gateway-request.ts';
@@ -9,7 +10,8 @@ import { checkRequestEnvelope } from '../shared/http/read-request.ts';
 import { renderError } from '../shared/http/render-error.ts';
 import { matchRoute, type RouteMatch, routesForPath } from '../shared/http/route-table.ts';
 import { recordResponse } from '../shared/observability/gateway-telemetry.ts';
-import { errorEnvelopeFor } from '../shared/wires/wire-names.ts';
+import { generateContentPathPrefix, parseGenerateContentPath } from '../shared/wires/gemini/generate-content-path.ts';
+import { errorEnvelopeFor, errorEnvelopeOfRequest } from '../shared/wires/wire-names.ts';
 import { type OpenStore, servicesFromEnvironment } from './gateway-runtime.ts';
 
 /** What an invocation's context carries beside Lambda's own. */
@@ -43,8 +45,12 @@ export function streamingEntry(handle: RouteHandler, openStore: OpenStore) {
       const request = fromFunctionUrlEvent(event, context.clientSignal);
       const route = matchRoute(request.method, request.path, services.config.upstreamPrefixes);
       const response: GatewayResponse = await admitThroughFrontDoor(services, request).then(
-        () => (route ? handle(services, request, route) : unknownRoute(request, services.config.bodyLimitBytes)),
-        (error: unknown) => renderError(toGatewayError(error), route ? errorEnvelopeFor(route.route.wire) : 'openai'),
+        () => (route ? handle(services, request, route) : unknownRoute(request, services.config)),
+        (error: unknown) =>
+          renderError(
+            toGatewayError(error),
+            route ? errorEnvelopeFor(route.route.wire) : errorEnvelopeOfRequest(request.path, request.headers),
+          ),
       );
       if (response.afterResponse) pendingSettlements.set(context, response.afterResponse);
       recordResponse(services.config, response.statusCode);
@@ -102,21 +108,42 @@ async function admitThroughFrontDoor(services: GatewayServices, request: Gateway
 }
 
 /**
- * A path no route serves: 405 when another method would have matched, else 404 (spec §7). The read stage's
- * refusals come first, so a WebSocket handshake (a GET) or a key in the URL is refused as such on any path.
+ * A path no route serves: 405 when another method would have matched, else 404 (spec §7), in the envelope of the
+ * client the path or headers tell. The read stage's refusals come first, so a WebSocket handshake (a GET) or a key
+ * in the URL is refused as such on any path.
  */
-export function unknownRoute(request: GatewayRequest, bodyLimitBytes: number): GatewayResponse {
+export function unknownRoute(
+  request: GatewayRequest,
+  config: Pick<GatewayConfig, 'bodyLimitBytes' | 'upstreamPrefixes'>,
+): GatewayResponse {
+  const envelope = errorEnvelopeOfRequest(request.path, request.headers);
   try {
-    checkRequestEnvelope(request, bodyLimitBytes);
+    checkRequestEnvelope(request, config.bodyLimitBytes);
   } catch (error) {
-    return renderError(toGatewayError(error), 'openai');
+    return renderError(toGatewayError(error), envelope);
   }
-  const methods = routesForPath(request.path).map((route) => route.method);
+  const methods = routesForPath(request.path, config.upstreamPrefixes).map((route) => route.method);
   const error =
-    methods.length > 0
-      ? new GatewayError(405, 'method_not_allowed', `Use ${methods.join(' or ')} for ${request.path}.`, {
-          headers: { allow: methods.join(', ') },
-        })
-      : new GatewayError(404, 'unknown_route', `No route at ${request.method} ${request.path}.`);
-  return renderError(error, 'openai');
+    envelope === 'gemini' && request.method === 'POST'
+      ? unservedGoogleMethod(request.path)
+      : methods.length > 0
+        ? new GatewayError(405, 'method_not_allowed', `Use ${methods.join(' or ')} for ${request.path}.`, {
+            headers: { allow: methods.join(', ') },
+          })
+        : new GatewayError(404, 'unknown_route', `No route at ${request.method} ${request.path}.`);
+  return renderError(error, envelope);
+}
+
+/**
+ * A POST under `/v1beta` that no route answers calls a Google method the gateway does not serve (`:embedContent`,
+ * say): a 404 that names the ones it serves, not a 405 for the model read that shares the path.
+ */
+function unservedGoogleMethod(path: string): GatewayError {
+  const innerPath = path.slice(path.indexOf(generateContentPathPrefix));
+  try {
+    parseGenerateContentPath({ innerPath, query: new URLSearchParams() });
+  } catch (error) {
+    if (error instanceof GatewayError) return error;
+  }
+  return new GatewayError(404, 'unknown_route', `No route at POST ${path}.`);
 }

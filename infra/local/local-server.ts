@@ -7,7 +7,7 @@ import { renderError } from '../../shared/http/render-error.ts';
 import type { FunctionId } from '../../shared/http/route-table.ts';
 import { fallbackFunctionId, matchRoute, matchStaticRoute } from '../../shared/http/route-table.ts';
 import { logger } from '../../shared/observability/logger.ts';
-import { errorEnvelopeFor } from '../../shared/wires/wire-names.ts';
+import { errorEnvelopeFor, errorEnvelopeOfRequest } from '../../shared/wires/wire-names.ts';
 import { toFunctionUrlEvent } from './function-url-event.ts';
 import { createRuntimeResponseStream } from './lambda-stream-shim.ts';
 import type { LocalFunction } from './local-functions.ts';
@@ -57,7 +57,7 @@ async function handle(
   const route = matchRoute(method, target.path, services.config.upstreamPrefixes);
   const body = await readLimited(request, services.config.bodyLimitBytes);
   if (body === undefined) {
-    const envelope = route ? errorEnvelopeFor(route.route.wire) : 'openai';
+    const envelope = route ? errorEnvelopeFor(route.route.wire) : errorEnvelopeOfRequest(target.path, request.headers);
     const answer = renderError(payloadTooLarge(services.config.bodyLimitBytes), envelope);
     // The rest of the body is never read: answer, then close the connection.
     response.writeHead(answer.statusCode, { ...answer.headers, connection: 'close' }).end(answer.body, () => {

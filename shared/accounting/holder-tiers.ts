@@ -1,5 +1,5 @@
 import type { CatalogModel } from '../catalog/catalog-data.ts';
-import { forbidden } from '../http/gateway-error.ts';
+import { forbidden, GatewayError } from '../http/gateway-error.ts';
 
 /**
  * The holder policy of spec §2.3, as data: a wallet holding at least `holdingsUsd24hMin` (USD, over the last 24
@@ -40,20 +40,36 @@ export function holderDailyRequestLimit(
   holdings: Holdings | undefined,
   now: Date,
 ): number {
+  const verdict = holderVerdict(catalogEntry, holdings, now);
+  if (verdict instanceof GatewayError) throw verdict;
+  return verdict;
+}
+
+/** Whether a holder key may call the model now: what a model list shows a holder key. */
+export function holderMayCall(catalogEntry: CatalogModel | undefined, holdings: Holdings | undefined, now: Date) {
+  return !(holderVerdict(catalogEntry, holdings, now) instanceof GatewayError);
+}
+
+/** The daily request limit, or the refusal, as a value: a model list asks without refusing anything. */
+function holderVerdict(
+  catalogEntry: CatalogModel | undefined,
+  holdings: Holdings | undefined,
+  now: Date,
+): number | GatewayError {
   const perk = catalogEntry?.holderPerk ?? 'none';
   switch (perk) {
     case 'paused':
-      throw forbidden(
+      return forbidden(
         'holder_perk_paused',
         `The holder perk is paused for ${catalogEntry?.publicId}; use a paid gateway key for this model.`,
       );
     case 'none':
-      throw forbidden('holder_model_not_covered', 'Holder keys may only call the models the holder perk covers.');
+      return forbidden('holder_model_not_covered', 'Holder keys may only call the models the holder perk covers.');
     case 'available': {
       const limit = holderRequestsPerDay(holdings, now);
       if (limit === undefined) {
         const lowest = holderTiers[0].holdingsUsd24hMin;
-        throw forbidden(
+        return forbidden(
           'holder_tier_insufficient',
           `The wallet's holdings over the last 24 hours are below the lowest tier (${lowest} USD) or unknown.`,
         );

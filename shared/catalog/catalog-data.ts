@@ -136,3 +136,12 @@ export const catalogModels: readonly CatalogModel[] = catalogEntries.map((entry)
   ...entry,
   publicId: `${entry.provider}/${entry.model}`,
 }));
+
+/**
+ * The model id the holder policy record gives (spec §2.3): the model's route prefix joined to its id by a hyphen,
+ * `beta-beta-4-31b`. It is accepted on requests as another name of the model.
+ */
+export function holderPolicyModelId(entry: CatalogModel): string | undefined {
+  if (entry.holderPerk !== 'available' || entry.upstreamMarker === null) return undefined;
+  return `${entry.upstreamMarker}-${entry.model}`;
+}

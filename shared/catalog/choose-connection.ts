@@ -1,7 +1,7 @@
 import { badRequest, notFound } from '../http/gateway-error.ts';
 import type { ConnectionItem } from '../store/control-items.ts';
 import { translationPath } from '../translation/translation-paths.ts';
-import type { ClientWire } from '../wires/wire-names.ts';
+import type { ClientWire, UpstreamWire } from '../wires/wire-names.ts';
 import { clientWiresServedBy, type KnownModel, modelsOfConnection } from './known-models.ts';
 
 export interface UpstreamChoices {
@@ -31,6 +31,47 @@ export function connectionServesModel(connection: ConnectionItem, model: KnownMo
   return connection.provider === model.provider && modelsOfConnection(connection).includes(model.model);
 }
 
+/** The enabled connections serving a model on one upstream: the one chosen, or the model's implicit one. */
+export interface ServingConnections {
+  upstream: string;
+  connections: ConnectionItem[];
+}
+
+/**
+ * Where a model is served for a request: on the upstream it chose, else on the model's marked upstream when a
+ * connection serves it there, else on `lb` (spec §4.3 rule 8). Disabled connections are never among them.
+ */
+export function servingConnections(
+  connections: readonly ConnectionItem[],
+  model: KnownModel,
+  chosenUpstream: string | undefined,
+): ServingConnections {
+  const serving = connections.filter((connection) => connection.enabled && connectionServesModel(connection, model));
+  const upstream = chosenUpstream ?? implicitUpstream(serving, model);
+  return { upstream, connections: serving.filter((connection) => connection.upstream === upstream) };
+}
+
+/**
+ * The connections that can answer a client wire for a model: the same wire in and out where a connection speaks
+ * it; translation only where the model's route demands it, which the catalog says (connection-declared models are
+ * never translated). The model's own `wires` bound it first.
+ */
+export function connectionsForWire(
+  serving: readonly ConnectionItem[],
+  model: KnownModel,
+  wire: ClientWire,
+): ConnectionItem[] {
+  if (!model.wires.includes(wire)) return [];
+  const native = serving.filter((connection) => clientWiresServedBy(connection.wire).includes(wire));
+  if (native.length > 0 || !model.catalog) return native;
+  return serving.filter((connection) => translationPath(wire, connection.wire) !== undefined);
+}
+
+/** The client wires a model can be called with through these connections: what a model list says it offers. */
+export function reachableWires(serving: readonly ConnectionItem[], model: KnownModel): ClientWire[] {
+  return model.wires.filter((wire) => connectionsForWire(serving, model, wire).length > 0);
+}
+
 /**
  * Round-robin over the enabled connections that can serve a request. The counter lives in this process: on one
  * machine it rotates exactly; on Lambda each warm instance rotates on its own, starting at a random place.
@@ -48,25 +89,46 @@ export class ConnectionRotation {
     if (!model.wires.includes(wire)) {
       throw badRequest('unsupported_wire', `The model "${model.publicId}" cannot be called with this request format.`);
     }
-    const serving = input.connections.filter(
-      (connection) => connection.enabled && connectionServesModel(connection, model),
-    );
-    const upstream = input.upstream ?? implicitUpstream(serving, model);
-    const onUpstream = serving.filter((connection) => connection.upstream === upstream);
-    if (onUpstream.length === 0) {
-      throw notFound('no_connection', `No enabled connection serves "${model.publicId}" on upstream "${upstream}".`);
-    }
-    // Same wire in and out where a connection speaks it; translation only where the model's route demands it,
-    // which the catalog says: connection-declared models are never translated.
-    const native = onUpstream.filter((connection) => clientWiresServedBy(connection.wire).includes(wire));
-    const candidates =
-      native.length > 0 || !model.catalog
-        ? native
-        : onUpstream.filter((connection) => translationPath(wire, connection.wire) !== undefined);
+    const { upstream, connections } = this.#servingOrRefuse(input.connections, model, input.upstream);
+    const candidates = connectionsForWire(connections, model, wire);
     if (candidates.length === 0) {
       throw badRequest('unsupported_wire', `No connection for "${model.publicId}" speaks this request format.`);
     }
-    const counterKey = `${upstream}|${model.publicId}|${wire}`;
+    return this.#next(`${upstream}|${model.publicId}|${wire}`, candidates);
+  }
+
+  /**
+   * A token count that answers for every model: a connection of the counting wire where one serves the model (it
+   * counts), else any connection that serves it (the gateway estimates); rotated like inference.
+   */
+  chooseForCount(input: {
+    connections: readonly ConnectionItem[];
+    model: KnownModel;
+    countingWire: UpstreamWire;
+    upstream: string | undefined;
+  }): ConnectionItem {
+    const { model } = input;
+    const { upstream, connections } = this.#servingOrRefuse(input.connections, model, input.upstream);
+    const counting = connections.filter((connection) => connection.wire === input.countingWire);
+    return this.#next(`${upstream}|${model.publicId}|count`, counting.length > 0 ? counting : connections);
+  }
+
+  #servingOrRefuse(
+    all: readonly ConnectionItem[],
+    model: KnownModel,
+    chosenUpstream: string | undefined,
+  ): ServingConnections {
+    const serving = servingConnections(all, model, chosenUpstream);
+    if (serving.connections.length === 0) {
+      throw notFound(
+        'no_connection',
+        `No enabled connection serves "${model.publicId}" on upstream "${serving.upstream}".`,
+      );
+    }
+    return serving;
+  }
+
+  #next(counterKey: string, candidates: readonly ConnectionItem[]): ConnectionItem {
     const counter = this.#counters.get(counterKey) ?? Math.floor(Math.random() * candidates.length);
     this.#counters.set(counterKey, counter + 1);
     return candidates[counter % candidates.length] as ConnectionItem;

@@ -1,6 +1,6 @@
 import type { ConnectionItem } from '../store/control-items.ts';
 import type { ClientWire, UpstreamWire } from '../wires/wire-names.ts';
-import { type CatalogModel, catalogModels } from './catalog-data.ts';
+import { type CatalogModel, catalogModels, holderPolicyModelId } from './catalog-data.ts';
 
 /** A model a request can name: a catalog entry, or a model a connection declares. */
 export interface KnownModel {
@@ -10,6 +10,8 @@ export interface KnownModel {
   upstreamModel: string;
   wires: ClientWire[];
   upstreamMarker: string | null;
+  /** Other ids a request may name it by, such as the holder policy's model id. */
+  aliases: string[];
   catalog: CatalogModel | undefined;
 }
 
@@ -46,6 +48,7 @@ export function modelsOfConnection(connection: ConnectionItem): string[] {
 export function knownModels(connections: readonly ConnectionItem[]): KnownModel[] {
   const byId = new Map<string, KnownModel>();
   for (const entry of catalogModels) {
+    const holderId = holderPolicyModelId(entry);
     byId.set(entry.publicId, {
       publicId: entry.publicId,
       provider: entry.provider,
@@ -53,6 +56,7 @@ export function knownModels(connections: readonly ConnectionItem[]): KnownModel[
       upstreamModel: entry.upstreamModel,
       wires: [...entry.wires],
       upstreamMarker: entry.upstreamMarker,
+      aliases: holderId === undefined ? [] : [holderId],
       catalog: entry,
     });
   }
@@ -69,6 +73,7 @@ export function knownModels(connections: readonly ConnectionItem[]): KnownModel[
         upstreamModel: model,
         wires: [...wires],
         upstreamMarker: null,
+        aliases: [],
         catalog: undefined,
       });
     }

@@ -8,15 +8,15 @@ export interface ResolvedModel {
 }
 
 /**
- * Resolves a requested model id (spec §4.3): an exact `provider/model` id first, then `<upstream prefix>/<rest>`,
- * then a bare name, which must name exactly one model across providers.
+ * Resolves a requested model id (spec §4.3): an exact `provider/model` id or a model's alias first, then
+ * `<upstream prefix>/<rest>`, then a bare name, which must name exactly one model across providers.
  */
 export function resolveModel(
   requested: string,
   models: readonly KnownModel[],
   upstreamPrefixes: readonly string[],
 ): ResolvedModel {
-  const exact = models.find((model) => model.publicId === requested);
+  const exact = models.find((model) => model.publicId === requested || model.aliases.includes(requested));
   if (exact) return { model: exact, modelUpstream: undefined };
 
   const slash = requested.indexOf('/');

@@ -75,6 +75,11 @@ const environmentSchema = z.object({
    * set by the stack, absent on the local host, which has no CloudFront in front and checks nothing.
    */
   GATEWAY_ORIGIN_SECRET_IDS: z.optional(commaList),
+  /**
+   * The address clients reach the gateway at, when it is not the one requests arrive with (a custom domain in
+   * front of the distribution, a proxy in front of `npm start`): the holder policy record's `endpoint`.
+   */
+  GATEWAY_PUBLIC_URL: z.optional(z.url({ protocol: /^https?$/ })),
   /** CloudWatch namespace of the EMF metrics; set by the stack, absent on the local host, which emits none. */
   GATEWAY_METRICS_NAMESPACE: z.optional(z.string().check(z.minLength(1))),
 });
@@ -126,6 +131,8 @@ function toConfig(env: z.infer<typeof environmentSchema>) {
     sqliteSynchronous: env.GATEWAY_SQLITE_SYNCHRONOUS,
     metricsNamespace: env.GATEWAY_METRICS_NAMESPACE,
     originSecretIds: env.GATEWAY_ORIGIN_SECRET_IDS,
+    /** Only the origin of the setting: `endpoint` is a host, never a path. */
+    publicUrl: env.GATEWAY_PUBLIC_URL === undefined ? undefined : new URL(env.GATEWAY_PUBLIC_URL).origin,
     region: env.AWS_REGION,
     secretStore:
       env.GATEWAY_SECRET_STORE === 'file'

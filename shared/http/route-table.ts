@@ -26,9 +26,14 @@ export interface RouteDefinition {
   /** Stable name, used in logs and tests. */
   readonly id: string;
   readonly method: 'GET' | 'POST';
-  /** The path without an upstream prefix. With `match: 'prefix'` it ends in `/` and covers everything below. */
+  /**
+   * The path without an upstream prefix. With `match: 'prefix'` it ends in `/` and covers everything below; with
+   * `match: 'suffix'` it covers everything below that ends in one of `suffixes` (generate-content names its
+   * method after the model, `/v1beta/models/<model>:countTokens`, and the model id may hold slashes).
+   */
   readonly path: string;
-  readonly match: 'exact' | 'prefix';
+  readonly match: 'exact' | 'prefix' | 'suffix';
+  readonly suffixes?: readonly string[];
   readonly functionId: FunctionId;
   readonly wire: ClientWire | 'admin' | 'usage';
   /** Whether `/<upstream prefix>/...` also reaches this route (spec §4.3 rule 8). */
@@ -73,20 +78,72 @@ export const routeTable: readonly RouteDefinition[] = [
     upstreamPrefixable: true,
   },
   {
-    // `/v1beta/models/<provider/model>:generateContent` and `:streamGenerateContent`: the model id holds a `/`,
-    // so the route is a prefix and the handler reads the model and the method from the rest of the path.
+    // `/v1beta/models/<provider/model>:generateContent` and `:streamGenerateContent`, and the form `@ai-sdk/google`
+    // sends for an id that holds a slash, `/v1beta/<provider>/<model>:generateContent`: the handler reads the model
+    // and the method from the rest of the path.
     id: 'generate-content',
     method: 'POST',
-    path: '/v1beta/models/',
-    match: 'prefix',
+    path: '/v1beta/',
+    match: 'suffix',
+    suffixes: [':generateContent', ':streamGenerateContent'],
     functionId: 'generate-content',
     wire: 'gemini',
+    upstreamPrefixable: true,
+  },
+  {
+    // Google's token count, in the same two path forms; answered by the function that counts for messages too.
+    id: 'gemini-count-tokens',
+    method: 'POST',
+    path: '/v1beta/',
+    match: 'suffix',
+    suffixes: [':countTokens'],
+    functionId: 'count-tokens',
+    wire: 'gemini-count-tokens',
     upstreamPrefixable: true,
   },
   {
     id: 'models',
     method: 'GET',
     path: '/v1/models',
+    match: 'exact',
+    functionId: 'models',
+    wire: 'models',
+    upstreamPrefixable: true,
+  },
+  {
+    // `models.retrieve('provider/model')`: the id holds a slash, sent raw or as `%2F`.
+    id: 'model',
+    method: 'GET',
+    path: '/v1/models/',
+    match: 'prefix',
+    functionId: 'models',
+    wire: 'models',
+    upstreamPrefixable: true,
+  },
+  {
+    id: 'gemini-models',
+    method: 'GET',
+    path: '/v1beta/models',
+    match: 'exact',
+    functionId: 'models',
+    wire: 'gemini-models',
+    upstreamPrefixable: true,
+  },
+  {
+    // After the generate-content routes: a path ending in a method belongs to them, whatever its HTTP method.
+    id: 'gemini-model',
+    method: 'GET',
+    path: '/v1beta/models/',
+    match: 'prefix',
+    functionId: 'models',
+    wire: 'gemini-models',
+    upstreamPrefixable: true,
+  },
+  {
+    // The holder policy record (spec §2.3), readable with any valid key.
+    id: 'holder-policy',
+    method: 'GET',
+    path: '/v1/holder-policy',
     match: 'exact',
     functionId: 'models',
     wire: 'models',
@@ -164,25 +221,71 @@ export interface RouteMatch {
   innerPath: string;
 }
 
-/** Finds the route for a path; `undefined` when the method or path is unknown. */
-export function matchRoute(method: string, path: string, upstreamPrefixes: readonly string[]): RouteMatch | undefined {
-  const direct = findRoute(method, path);
-  if (direct) return { route: direct, pathUpstream: undefined, innerPath: path };
-  const [, first, ...rest] = path.split('/');
-  if (first === undefined || !upstreamPrefixes.includes(first)) return undefined;
-  const innerPath = `/${rest.join('/')}`;
-  const prefixed = findRoute(method, innerPath);
-  if (!prefixed?.upstreamPrefixable) return undefined;
-  return { route: prefixed, pathUpstream: first, innerPath };
+/** Whether a route's path pattern covers a path (whatever the method). */
+export function routeCoversPath(route: RouteDefinition, path: string): boolean {
+  switch (route.match) {
+    case 'exact':
+      return path === route.path;
+    case 'prefix':
+      return path.startsWith(route.path);
+    case 'suffix':
+      return (
+        path.startsWith(route.path) &&
+        (route.suffixes ?? []).some(
+          (suffix) => path.length > route.path.length + suffix.length && path.endsWith(suffix),
+        )
+      );
+    default: {
+      const unknownMatch: never = route.match;
+      throw new Error(`unknown route match ${String(unknownMatch)}`);
+    }
+  }
 }
 
-function findRoute(method: string, path: string): RouteDefinition | undefined {
-  return routeTable.find(
-    (route) => route.method === method && (route.match === 'exact' ? route.path === path : path.startsWith(route.path)),
+/**
+ * The routes that own a path: those sharing the pattern of the first route, in table order, that covers it.
+ * CloudFront does the same, taking the first path pattern that matches whatever the method, so a path belongs to
+ * one function on both hosts; the method then picks among the routes of that pattern.
+ */
+function routesOwning(path: string): RouteDefinition[] {
+  const owner = routeTable.find((route) => routeCoversPath(route, path));
+  if (!owner) return [];
+  return routeTable.filter(
+    (route) =>
+      route.path === owner.path && route.match === owner.match && route.suffixes?.join() === owner.suffixes?.join(),
   );
 }
 
-/** Routes that answer a path regardless of method, to tell 405 from 404. */
-export function routesForPath(path: string): RouteDefinition[] {
-  return routeTable.filter((route) => (route.match === 'exact' ? route.path === path : path.startsWith(route.path)));
+/** The path with a leading upstream prefix removed, when the rest is a path some route covers. */
+function withoutUpstreamPrefix(
+  path: string,
+  upstreamPrefixes: readonly string[],
+): { pathUpstream: string; innerPath: string } | undefined {
+  const [, first, ...rest] = path.split('/');
+  if (first === undefined || !upstreamPrefixes.includes(first)) return undefined;
+  return { pathUpstream: first, innerPath: `/${rest.join('/')}` };
+}
+
+/** Finds the route for a path; `undefined` when the method or path is unknown. */
+export function matchRoute(method: string, path: string, upstreamPrefixes: readonly string[]): RouteMatch | undefined {
+  const direct = routesOwning(path);
+  if (direct.length > 0) {
+    const route = direct.find((candidate) => candidate.method === method);
+    return route ? { route, pathUpstream: undefined, innerPath: path } : undefined;
+  }
+  const prefixed = withoutUpstreamPrefix(path, upstreamPrefixes);
+  if (!prefixed) return undefined;
+  const route = routesOwning(prefixed.innerPath).find(
+    (candidate) => candidate.method === method && candidate.upstreamPrefixable,
+  );
+  return route ? { route, ...prefixed } : undefined;
+}
+
+/** Routes that answer a path with some method, to tell 405 from 404, under an upstream prefix too. */
+export function routesForPath(path: string, upstreamPrefixes: readonly string[]): RouteDefinition[] {
+  const direct = routesOwning(path);
+  if (direct.length > 0) return direct;
+  const prefixed = withoutUpstreamPrefix(path, upstreamPrefixes);
+  if (!prefixed) return [];
+  return routesOwning(prefixed.innerPath).filter((route) => route.upstreamPrefixable);
 }

@@ -15,7 +15,7 @@ import { logger } from '../observability/logger.ts';
 import { newId } from '../store/ids.ts';
 import type { RunningRecord } from '../store/usage-records.ts';
 import { translateRequest } from '../translation/wire-translation.ts';
-import type { ClientWireFormat, WireRequest } from '../wires/client-wire-format.ts';
+import type { ClientWireFormat, StreamFraming, WireRequest } from '../wires/client-wire-format.ts';
 import { parseJson } from '../wires/parse-json.ts';
 import { upstreamWireFor } from '../wires/upstream-wires.ts';
 import type { UsageReport } from '../wires/usage-report.ts';
@@ -34,11 +34,20 @@ export async function handleInference<Request extends WireRequest, ClientEvent, 
   route: RouteMatch,
   clientWire: ClientWireFormat<Request, ClientEvent, UpstreamEvent>,
 ): Promise<GatewayResponse> {
+  const framing = clientWire.streamFraming?.({ innerPath: route.innerPath, query: request.query });
   try {
-    return await runPipeline(services, request, route, clientWire);
+    return await runPipeline(services, request, route, clientWire, framing);
   } catch (error) {
-    return renderFailure(error, clientWire.envelope, { operation: 'request', requestId: request.requestId });
+    return framedError(
+      renderFailure(error, clientWire.envelope, { operation: 'request', requestId: request.requestId }),
+      framing,
+    );
   }
+}
+
+/** An error answer in the framing the client asked for (a JSON array carries even its errors as one). */
+function framedError<Answer extends { body: string }>(answer: Answer, framing: StreamFraming | undefined): Answer {
+  return framing && answer.body.length > 0 ? { ...answer, body: framing.errorBody(answer.body) } : answer;
 }
 
 async function runPipeline<Request extends WireRequest, ClientEvent, UpstreamEvent>(
@@ -46,6 +55,7 @@ async function runPipeline<Request extends WireRequest, ClientEvent, UpstreamEve
   request: GatewayRequest,
   route: RouteMatch,
   clientWire: ClientWireFormat<Request, ClientEvent, UpstreamEvent>,
+  framing: StreamFraming | undefined,
 ): Promise<GatewayResponse> {
   const { config } = services;
   const { principal, clientRequest, address, routed } = await readAndRoute(services, request, route, clientWire, {
@@ -68,7 +78,7 @@ async function runPipeline<Request extends WireRequest, ClientEvent, UpstreamEve
   const upstreamWire = upstreamWireFor(connection.wire);
   const translation = translateRequest(
     clientRequest,
-    { clientWire, upstreamWire, catalog: model.catalog },
+    { clientWire, upstreamWire, catalog: model.catalog, framing },
     {
       requestId,
       publicModel: model.publicId,
@@ -130,7 +140,10 @@ async function runPipeline<Request extends WireRequest, ClientEvent, UpstreamEve
   const timeLeft = () => Math.max(1, Math.min(config.upstreamTimeoutMs, deadline.remainingMs()));
   // The upstream could not be reached, timed out, or the client left: the answer and the record agree on it.
   const upstreamFailed = (error: unknown): GatewayResponse => {
-    const answer = renderFailure(error, clientWire.envelope, { operation: 'upstream call', requestId });
+    const answer = framedError(
+      renderFailure(error, clientWire.envelope, { operation: 'upstream call', requestId }),
+      framing,
+    );
     return {
       ...answer,
       headers: { ...answer.headers, ...responseHeaders },
@@ -186,7 +199,7 @@ async function runPipeline<Request extends WireRequest, ClientEvent, UpstreamEve
       statusCode: upstreamStatus,
       headers: {
         ...responseHeaders,
-        'content-type': 'text/event-stream; charset=utf-8',
+        'content-type': framing?.contentType ?? 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache',
         'x-accel-buffering': 'no',
       },

@@ -3,24 +3,28 @@ import { badRequest, GatewayError } from '../http/gateway-error.ts';
 import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
 import { renderFailure } from '../http/render-error.ts';
 import type { RouteMatch } from '../http/route-table.ts';
+import { type TokenCountSource, tokenCountSourceHeader } from '../http/token-count-source.ts';
 import { upstreamNetworkFor } from '../net/upstream-address.ts';
-import type { ClientRequestReader, WireRequest } from '../wires/client-wire-format.ts';
+import { estimateRequestTokenCount } from '../tokens/estimate-token-count.ts';
+import type { ClientRequestReader, TokenCountWireFormat, WireRequest } from '../wires/client-wire-format.ts';
 import { upstreamWireFor } from '../wires/upstream-wires.ts';
 import { dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
 import { forwardedHeaders, withForwardedHeaders } from './forwarded-headers.ts';
-import { readAndRoute } from './route-request.ts';
+import { type ReadAndRouted, readAndRoute } from './route-request.ts';
 
 /**
- * A token count (`POST /v1/messages/count_tokens`): read, authenticate, validate, route and authorize exactly as
- * an inference, then one pass-through call to the connection's own count endpoint. It generates nothing and
+ * A token count (`POST /v1/messages/count_tokens`, `:countTokens`): read, authenticate, validate, route and
+ * authorize exactly as an inference, then one pass-through call to the connection's own count endpoint — or, for a
+ * wire that counts every model, the gateway's estimate where the connection has none. It generates nothing and
  * costs no tokens, so nothing is reserved, admitted or recorded: it does not count against the token allowance,
- * RPM or concurrency, and it leaves no usage record. Never throws: refusals are rendered in the wire's envelope.
+ * RPM or concurrency, and it leaves no usage record. The answer says which kind of count it holds
+ * (token-count-source.ts). Never throws: refusals are rendered in the wire's envelope.
  */
 export async function handleTokenCount<Request extends WireRequest>(
   services: GatewayServices,
   request: GatewayRequest,
   route: RouteMatch,
-  reader: ClientRequestReader<Request>,
+  reader: ClientRequestReader<Request> | TokenCountWireFormat<Request>,
 ): Promise<GatewayResponse> {
   try {
     return await countTokens(services, request, route, reader);
@@ -33,17 +37,49 @@ async function countTokens<Request extends WireRequest>(
   services: GatewayServices,
   request: GatewayRequest,
   route: RouteMatch,
-  reader: ClientRequestReader<Request>,
+  reader: ClientRequestReader<Request> | TokenCountWireFormat<Request>,
+): Promise<GatewayResponse> {
+  if ('countingWire' in reader) {
+    const routed = await readAndRoute(services, request, route, reader, {
+      admittedAfter: false,
+      countingWire: reader.countingWire,
+    });
+    if (routed.routed.connection.wire !== reader.countingWire) {
+      return countAnswer(
+        200,
+        'application/json',
+        JSON.stringify(reader.estimatedCountAnswer(estimated(routed))),
+        'estimate',
+      );
+    }
+    return countUpstream(services, request, routed);
+  }
+  const routed = await readAndRoute(services, request, route, reader, { admittedAfter: false }).catch(
+    (error: unknown) => {
+      throw uncountable(error);
+    },
+  );
+  return countUpstream(services, request, routed);
+}
+
+function estimated<Request extends WireRequest>({ clientRequest }: ReadAndRouted<Request>): number {
+  return estimateRequestTokenCount(clientRequest);
+}
+
+function countAnswer(statusCode: number, contentType: string, body: string, source: TokenCountSource) {
+  return { statusCode, headers: { 'content-type': contentType, [tokenCountSourceHeader]: source }, body };
+}
+
+/** One pass-through call to the count endpoint of a connection of the client's own format. */
+async function countUpstream<Request extends WireRequest>(
+  services: GatewayServices,
+  request: GatewayRequest,
+  { clientRequest, routed }: ReadAndRouted<Request>,
 ): Promise<GatewayResponse> {
   const { config } = services;
-  const { clientRequest, routed } = await readAndRoute(services, request, route, reader, {
-    admittedAfter: false,
-  }).catch((error: unknown) => {
-    throw uncountable(error);
-  });
   const { model, connection } = routed;
   const upstreamWire = upstreamWireFor(connection.wire);
-  // Counting is always native: only messages-format connections count.
+  // Counting is always native: the client's format is the connection's.
   const forwarded = forwardedHeaders(upstreamWire, true, request.headers);
   const credential = await services.secrets.read(connection.secretName);
 
@@ -66,16 +102,18 @@ async function countTokens<Request extends WireRequest>(
   );
   // The upstream's answer, error or not, with its own status (spec §7 rule 1).
   const text = await readUpstreamText(call, config.upstreamTimeoutMs);
-  return {
-    statusCode: call.response.status,
-    headers: { 'content-type': call.response.headers.get('content-type') ?? 'application/json' },
-    body: text,
-  };
+  return countAnswer(
+    call.response.status,
+    call.response.headers.get('content-type') ?? 'application/json',
+    text,
+    'upstream',
+  );
 }
 
 /**
  * Routing refuses a model no connection can serve in this format with the generic `unsupported_wire`; for a
- * count the reason is always the same — only messages-format connections count tokens — so it gets its own code.
+ * messages count the reason is always the same — only messages-format connections count tokens — so it gets its
+ * own code.
  */
 function uncountable(error: unknown): unknown {
   if (!(error instanceof GatewayError) || error.code !== 'unsupported_wire') return error;

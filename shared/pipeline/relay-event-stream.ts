@@ -58,7 +58,7 @@ export function relayEventStream<Event>(options: RelayOptions<Event>): {
         usageReader.push(event);
         if (options.upstreamWire.isFailure(event)) upstreamReportedFailure = true;
       }
-      client.push({ event, bytes: raw.bytes });
+      client.push({ event, bytes: raw.bytes, data: raw.message?.data });
     }
   };
   const takePending = (): Uint8Array | undefined => {

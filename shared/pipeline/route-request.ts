@@ -11,7 +11,7 @@ import { checkRequestEnvelope, readJsonObject } from '../http/read-request.ts';
 import type { RouteMatch } from '../http/route-table.ts';
 import type { ConnectionItem } from '../store/control-items.ts';
 import type { ClientRequestReader, RequestAddress, WireRequest } from '../wires/client-wire-format.ts';
-import type { ClientWire } from '../wires/wire-names.ts';
+import type { ClientWire, UpstreamWire } from '../wires/wire-names.ts';
 
 export interface RoutedRequest {
   model: KnownModel;
@@ -39,6 +39,8 @@ export async function routeRequest(
     pathUpstream: string | undefined;
     headerUpstream: string | undefined;
     rotation: ConnectionRotation;
+    /** A token count that answers for every model, natively where a connection of this wire serves it. */
+    countingWire?: UpstreamWire | undefined;
   },
 ): Promise<RoutedRequest> {
   const connections = await cachedConnections(services);
@@ -57,7 +59,14 @@ export async function routeRequest(
         services.now(),
       )
     : undefined;
-  const connection = input.rotation.choose({ connections, model: resolved.model, wire: input.wire, upstream });
+  const connection = input.countingWire
+    ? input.rotation.chooseForCount({
+        connections,
+        model: resolved.model,
+        countingWire: input.countingWire,
+        upstream,
+      })
+    : input.rotation.choose({ connections, model: resolved.model, wire: input.wire, upstream });
   return { model: resolved.model, connection, upstream: connection.upstream, policy, holderDailyRequests };
 }
 
@@ -82,7 +91,7 @@ export async function readAndRoute<Request extends WireRequest>(
   request: GatewayRequest,
   route: RouteMatch,
   reader: ClientRequestReader<Request>,
-  options: { admittedAfter: boolean },
+  options: { admittedAfter: boolean; countingWire?: UpstreamWire },
 ): Promise<ReadAndRouted<Request>> {
   checkRequestEnvelope(request, services.config.bodyLimitBytes);
   const principal = await authenticate(services, request.headers, options);
@@ -95,6 +104,7 @@ export async function readAndRoute<Request extends WireRequest>(
     pathUpstream: route.pathUpstream,
     headerUpstream: request.headers['x-gateway-upstream'],
     rotation,
+    countingWire: options.countingWire,
   });
   return { principal, clientRequest, address, routed };
 }

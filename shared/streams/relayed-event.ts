@@ -4,6 +4,11 @@ export interface RelayedEvent<Event> {
   readonly event: Event | undefined;
   /** The event exactly as the upstream sent it, closing blank line included. */
   readonly bytes: Uint8Array;
+  /**
+   * Its `data` field as sent (absent for a block that dispatches nothing, such as a comment): what a framing other
+   * than server-sent events carries of it, every field kept.
+   */
+  readonly data?: string | undefined;
 }
 
 /** What the relay writes to the client: an upstream event's own bytes, or text the gateway wrote in its wire. */

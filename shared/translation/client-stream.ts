@@ -1,5 +1,6 @@
 import { composeTransformers, type EventTransformer } from '../streams/event-transformer.ts';
 import type { ClientChunk, RelayedEvent } from '../streams/relayed-event.ts';
+import type { FramedStreamWriter } from '../wires/client-wire-format.ts';
 
 /**
  * A pass-through: every upstream event reaches the client as the bytes it came in, except the ones `drops` names
@@ -11,6 +12,25 @@ export function passThroughStream<Event>(
   return {
     transform({ event, bytes }, controller) {
       if (event === undefined || drops === undefined || !drops(event)) controller.enqueue(bytes);
+    },
+  };
+}
+
+/**
+ * A pass-through in another framing than server-sent events: each upstream event's JSON, every field as it came,
+ * written by the framing (events that carry no data, such as comments, have nothing to carry).
+ */
+export function framedPassThroughStream<Event>(
+  drops: ((event: Event) => boolean) | undefined,
+  writer: FramedStreamWriter,
+): EventTransformer<RelayedEvent<Event>, ClientChunk> {
+  return {
+    transform({ event, data }, controller) {
+      if (data === undefined) return;
+      if (event === undefined || drops === undefined || !drops(event)) controller.enqueue(writer.event(data));
+    },
+    flush(controller) {
+      controller.enqueue(writer.end());
     },
   };
 }

@@ -2,10 +2,10 @@ import type { CatalogModel } from '../catalog/catalog-data.ts';
 import type { GatewayError } from '../http/gateway-error.ts';
 import { composeTransformers, type EventTransformer } from '../streams/event-transformer.ts';
 import type { ClientChunk, RelayedEvent } from '../streams/relayed-event.ts';
-import type { ClientWireFormat, WireRequest } from '../wires/client-wire-format.ts';
+import type { ClientWireFormat, StreamFraming, WireRequest } from '../wires/client-wire-format.ts';
 import type { UpstreamWireFormat } from '../wires/upstream-wire-format.ts';
 import { chatToMessagesHop } from './chat-to-messages/chat-to-messages-hop.ts';
-import { passThroughStream, translatedStream } from './client-stream.ts';
+import { framedPassThroughStream, passThroughStream, translatedStream } from './client-stream.ts';
 import { applyReasoningEffort } from './reasoning-effort.ts';
 import { responsesToChatHop } from './responses-to-chat/responses-to-chat-hop.ts';
 import { assertThinkingNotSwitchedOff } from './thinking-required.ts';
@@ -50,6 +50,8 @@ export interface TranslationRoute<Request extends WireRequest, ClientEvent, Upst
   clientWire: ClientWireFormat<Request, ClientEvent, UpstreamEvent>;
   upstreamWire: UpstreamWireFormat<unknown, unknown>;
   catalog: CatalogModel | undefined;
+  /** The framing the client asked for when it is not server-sent events (see ClientWireFormat.streamFraming). */
+  framing?: StreamFraming | undefined;
 }
 
 /**
@@ -64,7 +66,7 @@ export function translateRequest<Request extends WireRequest, ClientEvent, Upstr
   route: TranslationRoute<Request, ClientEvent, UpstreamEvent>,
   context: TranslationContext,
 ): WireTranslation {
-  const { clientWire, upstreamWire, catalog } = route;
+  const { clientWire, upstreamWire, catalog, framing } = route;
   if (catalog?.thinkingRequired) assertThinkingNotSwitchedOff(clientRequest);
   const inChatForm = (request: WireRequest) => (catalog ? applyReasoningEffort(request, catalog) : request);
   const path = translationPath(clientWire.wire, upstreamWire.wire);
@@ -74,6 +76,16 @@ export function translateRequest<Request extends WireRequest, ClientEvent, Upstr
   let request: WireRequest = clientWire.wire === 'openai-chat' ? inChatForm(clientRequest) : clientRequest;
   if (path.length === 0) {
     const drops = clientWire.passThroughDrops(clientRequest);
+    if (framing) {
+      const writer = framing.open();
+      return {
+        upstreamRequest: request,
+        answerBody: (upstreamText) => upstreamText,
+        errorBody: (upstreamText) => framing.errorBody(upstreamText),
+        streamToClient: () => framedPassThroughStream(drops as ((event: unknown) => boolean) | undefined, writer),
+        streamFailure: (error) => writer.failure(error),
+      };
+    }
     return {
       upstreamRequest: request,
       answerBody: (upstreamText) => upstreamText,
@@ -84,6 +96,7 @@ export function translateRequest<Request extends WireRequest, ClientEvent, Upstr
     };
   }
 
+  if (framing) throw new Error(`no framing but server-sent events for a translation to ${upstreamWire.wire}`);
   // Nearest the client first; each hop translates the request the one before it produced.
   const exchanges: AnyExchange[] = path.map((name) => {
     const exchange = hopImplementation(name).translate(request, context);

@@ -1,5 +1,5 @@
 import type { GatewayError } from '../http/gateway-error.ts';
-import type { ClientWire, ErrorEnvelope } from './wire-names.ts';
+import type { ClientWire, ErrorEnvelope, UpstreamWire } from './wire-names.ts';
 
 /** Where a request was sent: generate-content names its model and whether it streams in the path and query. */
 export interface RequestAddress {
@@ -28,6 +28,16 @@ export interface ClientRequestReader<Request extends WireRequest> {
 }
 
 /**
+ * A token count's client wire that answers for every model: a connection of `countingWire` counts it natively (a
+ * pass-through to that connection's count endpoint); a model on any other connection gets the gateway's estimate,
+ * in this wire's answer shape.
+ */
+export interface TokenCountWireFormat<Request extends WireRequest> extends ClientRequestReader<Request> {
+  readonly countingWire: UpstreamWire;
+  estimatedCountAnswer(tokens: number): unknown;
+}
+
+/**
  * What the shared inference pipeline needs to know of one client wire format. Each wire is one object of this
  * shape, beside its format in `shared/wires/<wire>/`; the pipeline never branches on a wire's name.
  *
@@ -48,4 +58,31 @@ export interface ClientWireFormat<Request extends WireRequest, ClientEvent, Upst
   streamErrorEvent(error: GatewayError): ClientEvent;
   /** This wire's one SSE encoder: the text of an event the gateway writes. */
   encodeEvent(event: ClientEvent): string;
+  /**
+   * The framing a streamed request asked for when it is not server-sent events (generate-content without
+   * `alt=sse` streams one JSON array); undefined for server-sent events. Decided by the address alone, so that even
+   * a refusal before the body is read comes in it.
+   */
+  streamFraming?(address: RequestAddress): StreamFraming | undefined;
+}
+
+/**
+ * A stream framing other than server-sent events. It carries each upstream event's JSON (its SSE `data`) as it
+ * came, so it serves a pass-through only: no translation leads to a wire that has one.
+ */
+export interface StreamFraming {
+  readonly contentType: string;
+  /** One response's writer: it knows what it has written, so the end and a failure close what it opened. */
+  open(): FramedStreamWriter;
+  /** An error answer's JSON body, the gateway's or the upstream's, as this framing carries an error. */
+  errorBody(body: string): string;
+}
+
+export interface FramedStreamWriter {
+  /** The text that carries one event's JSON. */
+  event(json: string): string;
+  /** What ends a stream that reached its end. */
+  end(): string;
+  /** What ends a stream that failed midway: the gateway's error, then the end. */
+  failure(error: GatewayError): string;
 }

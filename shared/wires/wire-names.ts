@@ -11,7 +11,9 @@ export const clientWires = [
   'anthropic-messages',
   'anthropic-count-tokens',
   'gemini',
+  'gemini-count-tokens',
   'models',
+  'gemini-models',
 ] as const;
 export type ClientWire = (typeof clientWires)[number];
 
@@ -24,6 +26,8 @@ export function errorEnvelopeFor(wire: ClientWire | 'admin' | 'usage'): ErrorEnv
     case 'anthropic-count-tokens':
       return 'anthropic';
     case 'gemini':
+    case 'gemini-count-tokens':
+    case 'gemini-models':
       return 'gemini';
     case 'openai-chat':
     case 'openai-responses':
@@ -36,4 +40,18 @@ export function errorEnvelopeFor(wire: ClientWire | 'admin' | 'usage'): ErrorEnv
       throw new Error(`no error envelope for ${String(unknownWire)}`);
     }
   }
+}
+
+/** Google's API lives under `/v1beta`; a path there (also under an upstream prefix) is a generate-content client's. */
+const generateContentPath = /^(\/[^/]+)?\/v1beta(\/|$)/;
+
+/**
+ * The envelope of a request no route answers (an unknown path, another method, a refusal before routing): the one
+ * its client parses, told by the path (`/v1beta`: generate-content) or by the `anthropic-version` header every
+ * messages SDK sends; OpenAI's otherwise.
+ */
+export function errorEnvelopeOfRequest(path: string, headers: Readonly<Record<string, unknown>>): ErrorEnvelope {
+  if (generateContentPath.test(path)) return 'gemini';
+  if (headers['anthropic-version'] !== undefined) return 'anthropic';
+  return 'openai';
 }

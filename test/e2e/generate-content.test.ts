@@ -207,20 +207,20 @@ describe('generate-content through the gateway with the official @google/genai S
     expect(record).toMatchObject({ state: 'failed', source: 'conservative' });
   });
 
-  it('refuses a key in the query, streaming without alt=sse and unknown methods, in its own envelope', async () => {
+  it('refuses a key in the query, an unknown method and an unknown alt, in its own envelope', async () => {
     const withQueryKey = await post(`/v1beta/models/${model}:generateContent?key=${key}`);
     expect(withQueryKey.status).toBe(400);
     expect(await withQueryKey.json()).toMatchObject({
       error: { status: 'INVALID_ARGUMENT', reason: 'query_credentials_refused' },
     });
 
-    const jsonArrayStream = await post(`/v1beta/models/${model}:streamGenerateContent`);
-    expect(jsonArrayStream.status).toBe(400);
-    expect(await jsonArrayStream.json()).toMatchObject({ error: { reason: 'sse_required' } });
+    const embed = await post(`/v1beta/models/${model}:embedContent`);
+    expect(embed.status).toBe(404);
+    expect(await embed.json()).toMatchObject({ error: { status: 'NOT_FOUND', reason: 'unknown_route' } });
 
-    const countTokens = await post(`/v1beta/models/${model}:countTokens`);
-    expect(countTokens.status).toBe(404);
-    expect(await countTokens.json()).toMatchObject({ error: { status: 'NOT_FOUND', reason: 'unknown_route' } });
+    const proto = await post(`/v1beta/models/${model}:streamGenerateContent?alt=proto`);
+    expect(proto.status).toBe(400);
+    expect(await proto.json()).toMatchObject({ error: { status: 'INVALID_ARGUMENT', reason: 'invalid_query' } });
     expect(upstream.requests).toHaveLength(0);
   });
 });

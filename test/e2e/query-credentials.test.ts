@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { routeTable } from '../../shared/http/route-table.ts';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import { samplePath } from '../support/route-samples.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 
 /**
@@ -26,10 +27,7 @@ beforeAll(async () => {
   ({ key: holderKey } = await gateway.admin.call<{ key: string }>('POST', '/holders/0xquery/keys'));
 });
 
-function pathOf(route: (typeof routeTable)[number]): string {
-  if (route.match === 'exact') return route.path;
-  return route.id === 'generate-content' ? `${route.path}google/q:generateContent` : `${route.path}v1/summary`;
-}
+const pathOf = (route: (typeof routeTable)[number]) => samplePath(route, 'google/q');
 
 const queries = () => [
   `x-goog-api-key=${encodeURIComponent(memberKey)}`,

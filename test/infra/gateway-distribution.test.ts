@@ -8,6 +8,7 @@ import { originReadTimeout } from '../../infra/gateway-distribution.ts';
 import { usagePageHeaders } from '../../infra/usage-page-build.ts';
 import { parseGatewayConfig } from '../../shared/config/gateway-config.ts';
 import { type FunctionId, functionIds, routeTable, staticRoutes } from '../../shared/http/route-table.ts';
+import { samplePath } from '../support/route-samples.ts';
 import { type SynthesizedStack, synthesizeStack } from './synthesize-stack.ts';
 import {
   behaviourFor,
@@ -52,11 +53,6 @@ const upstreamPrefixes = parseGatewayConfig({
   GATEWAY_TABLE_ROLLUPS: 'rollups',
   GATEWAY_TABLE_LEGACY_USAGE: 'legacy',
 }).upstreamPrefixes;
-
-/** A concrete path of a route: a prefix route gets something below it, as a client would send. */
-function samplePath(route: (typeof routeTable)[number]): string {
-  return route.match === 'prefix' ? `${route.path}google/gemini-test:streamGenerateContent` : route.path;
-}
 
 describe('the CloudFront distribution', () => {
   it.each(routeTable)(

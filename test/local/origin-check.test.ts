@@ -8,6 +8,7 @@ import type { GatewayServices } from '../../shared/config/gateway-services.ts';
 import { originSecretHeader } from '../../shared/http/origin-check.ts';
 import { routeTable } from '../../shared/http/route-table.ts';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { samplePath } from '../support/route-samples.ts';
 import { AdminClient, startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 
 /**
@@ -51,12 +52,7 @@ async function callRoute(
   route: (typeof routeTable)[number],
   origin: string | undefined,
 ): Promise<{ status: number; body: string }> {
-  const path =
-    route.match === 'exact'
-      ? route.path
-      : route.id === 'generate-content'
-        ? `${route.path}openai/m:generateContent`
-        : `${route.path}v1/summary`;
+  const path = samplePath(route, 'openai/m');
   const response = await fetch(`${url}${path}`, {
     method: route.method,
     headers: {

@@ -10,6 +10,7 @@ import { sqliteDatabasePath } from '../../infra/local/open-local-store.ts';
 import { generateKeySecret, hashKeySecret } from '../../shared/auth/key-secret.ts';
 import { routeTable } from '../../shared/http/route-table.ts';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { samplePath } from '../support/route-samples.ts';
 import { AdminClient } from '../support/test-gateway.ts';
 import { errorCodeOf } from './support/send-request.ts';
 
@@ -224,12 +225,7 @@ describe('secrets and content stay out of the store, the logs and the APIs', () 
   it('never lets a credential in the query string authenticate, on any route', async () => {
     const parameters = ['key', 'api_key', 'KEY', 'access_token', 'x-api-key', 'token'];
     for (const route of routeTable) {
-      const base =
-        route.match === 'exact'
-          ? route.path
-          : route.id === 'generate-content'
-            ? `${route.path}google/sec-gemini:generateContent`
-            : `${route.path}v1/summary`;
+      const base = samplePath(route, 'google/sec-gemini');
       for (const parameter of parameters) {
         for (const withHeader of [false, true]) {
           const response = await fetch(`${url}${base}?${parameter}=${encodeURIComponent(adminKey)}`, {

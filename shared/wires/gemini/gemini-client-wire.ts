@@ -1,22 +1,21 @@
-import { badRequest } from '../../http/gateway-error.ts';
 import { parseRequest } from '../../http/parse-request.ts';
 import type { ClientWireFormat } from '../client-wire-format.ts';
 import { geminiStreamErrorEvent } from './gemini-error.ts';
+import { geminiJsonArrayFraming } from './gemini-json-array-stream.ts';
 import { type GenerateContentRequest, generateContentRequestSchema } from './gemini-request.ts';
 import { encodeGeminiStreamEvent } from './gemini-sse.ts';
 import type { GeminiStreamEvent } from './gemini-stream-event.ts';
-import { parseGenerateContentPath } from './generate-content-path.ts';
+import { generateContentMethodOf, parseGenerateContentPath, streamResponseFormat } from './generate-content-path.ts';
 
-/** The generate-content client wire (`POST /v1beta/models/<provider/model>:generateContent` and the stream). */
+/**
+ * The generate-content client wire: `POST /v1beta/models/<provider/model>:generateContent` and
+ * `:streamGenerateContent`, as server-sent events (`alt=sse`) or one JSON array.
+ */
 export const geminiClientWire: ClientWireFormat<GenerateContentRequest, GeminiStreamEvent> = {
   wire: 'gemini',
   envelope: 'gemini',
   parseRequest(body, address) {
-    const { method } = parseGenerateContentPath(address);
-    // Without `alt=sse` the vendor streams one long JSON array; the gateway relays server-sent events only.
-    if (method === 'streamGenerateContent' && address.query.get('alt') !== 'sse') {
-      throw badRequest('sse_required', 'Streaming is served as server-sent events only: add ?alt=sse to the URL.');
-    }
+    if (parseGenerateContentPath(address).method === 'streamGenerateContent') streamResponseFormat(address);
     return parseRequest(generateContentRequestSchema, body);
   },
   modelOf: (_request, address) => parseGenerateContentPath(address).model,
@@ -25,4 +24,13 @@ export const geminiClientWire: ClientWireFormat<GenerateContentRequest, GeminiSt
   passThroughDrops: () => undefined,
   streamErrorEvent: geminiStreamErrorEvent,
   encodeEvent: encodeGeminiStreamEvent,
+  streamFraming(address) {
+    if (generateContentMethodOf(address) !== 'streamGenerateContent') return undefined;
+    try {
+      return streamResponseFormat(address) === 'json-array' ? geminiJsonArrayFraming : undefined;
+    } catch {
+      // An `alt` that is refused: the refusal itself comes as any generate-content error does.
+      return undefined;
+    }
+  },
 };

@@ -1,10 +1,14 @@
 import { badRequest, notFound } from '../../http/gateway-error.ts';
 import type { RequestAddress } from '../client-wire-format.ts';
 
-/** The path below which every generate-content method lives; the route table matches on it as a prefix. */
-export const generateContentPathPrefix = '/v1beta/models/';
+/** Every Google method lives below this path; the route table matches the method at the path's end. */
+export const generateContentPathPrefix = '/v1beta/';
 
-export type GenerateContentMethod = 'generateContent' | 'streamGenerateContent';
+/** The collection the vendor names its models in: `models/{model}`. */
+const modelsCollection = 'models/';
+
+export const generateContentMethods = ['generateContent', 'streamGenerateContent', 'countTokens'] as const;
+export type GenerateContentMethod = (typeof generateContentMethods)[number];
 
 export interface GenerateContentTarget {
   /** The gateway model id, e.g. `google/gemini-test`. */
@@ -12,10 +16,16 @@ export interface GenerateContentTarget {
   method: GenerateContentMethod;
 }
 
+function isMethod(value: string): value is GenerateContentMethod {
+  return (generateContentMethods as readonly string[]).includes(value);
+}
+
 /**
- * Reads `/v1beta/models/<model>:<method>`. The gateway's model ids are `provider/model`, so the model segment
- * holds a `/`, sent raw or as `%2F` depending on the client; the path is decoded first and the method is what
- * follows the LAST `:`, because model names may themselves contain colons (`llama3:8b`).
+ * Reads `/v1beta/models/<model>:<method>`, and `/v1beta/<provider>/<model>:<method>`, the form `@ai-sdk/google`
+ * sends for an id that holds a slash (it adds `models/` only to ids without one). The gateway's model ids are
+ * `provider/model`, so the model holds a `/`, sent raw or as `%2F` depending on the client; the path is decoded
+ * first and the method is what follows the LAST `:`, because model names may themselves contain colons
+ * (`llama3:8b`). An upstream prefix may lead the id in either form (`lb2/google/gemini-2.5-flash`).
  */
 export function parseGenerateContentPath(address: RequestAddress): GenerateContentTarget {
   const { innerPath } = address;
@@ -28,15 +38,39 @@ export function parseGenerateContentPath(address: RequestAddress): GenerateConte
   } catch {
     throw badRequest('invalid_model_path', 'The model segment of the path is not valid percent-encoding.');
   }
+  if (resource.startsWith(modelsCollection)) resource = resource.slice(modelsCollection.length);
   const colon = resource.lastIndexOf(':');
   const model = colon === -1 ? resource : resource.slice(0, colon);
   const method = colon === -1 ? '' : resource.slice(colon + 1);
-  if (method !== 'generateContent' && method !== 'streamGenerateContent') {
+  if (!isMethod(method)) {
     throw notFound(
       'unknown_route',
-      `"${method || innerPath}" is not served; use /v1beta/models/<provider/model>:generateContent or :streamGenerateContent.`,
+      `"${method || innerPath}" is not served; use /v1beta/models/<provider/model>:generateContent, :streamGenerateContent or :countTokens.`,
     );
   }
   if (model.length === 0) throw badRequest('invalid_model_path', 'The path names no model before the colon.');
   return { model, method };
+}
+
+/** The method a path names, or undefined when it names none the gateway serves (no error: a lookup, not a check). */
+export function generateContentMethodOf(address: RequestAddress): GenerateContentMethod | undefined {
+  try {
+    return parseGenerateContentPath(address).method;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * How `:streamGenerateContent` frames its answer, from `alt` as the vendor reads it: `sse` for server-sent
+ * events; absent or `json` for one JSON array written as it is produced. Anything else is refused.
+ */
+export function streamResponseFormat(address: RequestAddress): 'sse' | 'json-array' {
+  const alt = address.query.get('alt');
+  if (alt === 'sse') return 'sse';
+  if (alt === null || alt === 'json') return 'json-array';
+  throw badRequest(
+    'invalid_query',
+    `alt=${alt} is not served; use alt=sse, or alt=json (the default) for a JSON array.`,
+  );
 }

@@ -5,8 +5,8 @@ import type { AdminClient } from '../../support/test-gateway.ts';
 
 type JsonObject = Record<string, unknown>;
 
-/** Wires a client POSTs a JSON body to; `models` is a GET without a body. */
-export type BodyWire = Exclude<ClientWire, 'models'>;
+/** Wires a client POSTs a JSON body to; the model lists are GETs without a body. */
+export type BodyWire = Exclude<ClientWire, 'models' | 'gemini-models'>;
 
 /**
  * What the fuzzer needs of one wire: the connection that serves it on the fake upstream, where a request goes,
@@ -87,12 +87,18 @@ export function wireCases(upstreamUrl: string): Record<BodyWire, WireCase> {
     gemini: {
       connection: { provider: 'google', wire: 'gemini', baseUrl: `${upstreamUrl}/v1beta`, models: ['fuzz-gemini'] },
       path: (route, model, stream) =>
-        `${route.path}${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+        `${route.path}models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
       model: 'google/fuzz-gemini',
       validBody: (_model, text, _stream, maxTokens) => ({
         contents: [{ role: 'user', parts: [{ text }] }],
         generationConfig: { maxOutputTokens: maxTokens },
       }),
+    },
+    'gemini-count-tokens': {
+      connection: { provider: 'google', wire: 'gemini', baseUrl: `${upstreamUrl}/v1beta`, models: ['fuzz-gemini'] },
+      path: (route, model) => `${route.path}models/${model}:countTokens`,
+      model: 'google/fuzz-gemini',
+      validBody: (_model, text) => ({ contents: [{ role: 'user', parts: [{ text }] }] }),
     },
   };
 }

@@ -44,11 +44,9 @@ export const anthropicMessagesWire: FakeWire = {
   streamErrorFrame(error: FakeError): string {
     return sseEvent('error', { type: 'error', error: { type: errorType(error.status), message: error.message } });
   },
-};
 
-export function countTokensBody(usage: FakeUsage | undefined): unknown {
-  return { input_tokens: usage?.inputTokens ?? 0 };
-}
+  countTokensBody: (usage) => ({ input_tokens: usage?.inputTokens ?? 0 }),
+};
 
 function message(plan: AnswerPlan): unknown {
   const content = plan.toolCall

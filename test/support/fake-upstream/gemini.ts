@@ -62,6 +62,12 @@ export const geminiWire: FakeWire = {
   streamErrorFrame(error: FakeError): string {
     return `data: ${JSON.stringify(geminiWire.errorBody(error))}\r\n\r\n`;
   },
+
+  // https://ai.google.dev/api/tokens#method:-models.counttokens
+  countTokensBody: (usage) => ({
+    totalTokens: usage?.inputTokens ?? 0,
+    promptTokensDetails: [{ modality: 'TEXT', tokenCount: usage?.inputTokens ?? 0 }],
+  }),
 };
 
 /** Every chunk carries usage so far; the last one carries the totals and the finish reason. */

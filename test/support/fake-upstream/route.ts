@@ -13,7 +13,7 @@ export interface FakeUpstreamRoute {
   streamModeFromPath: StreamMode | undefined;
 }
 
-const generateContentPath = /\/models\/(.+):(generateContent|streamGenerateContent)$/;
+const generateContentPath = /\/models\/(.+):(generateContent|streamGenerateContent|countTokens)$/;
 
 /** Matches on the path's end, so any base path (`/v1`, `/api/paas/v4`, `/prefix/v1beta`) works. */
 export function routeFor(path: string, query: Record<string, string>): FakeUpstreamRoute | undefined {
@@ -29,6 +29,9 @@ export function routeFor(path: string, query: Record<string, string>): FakeUpstr
   if (path.endsWith('/messages')) return route(anthropicMessagesWire);
   const generateContent = generateContentPath.exec(path);
   if (generateContent) {
+    if (generateContent[2] === 'countTokens') {
+      return { wire: geminiWire, operation: 'count-tokens', model: generateContent[1], streamModeFromPath: 'none' };
+    }
     const streamed = generateContent[2] === 'streamGenerateContent';
     return {
       wire: geminiWire,

@@ -1,7 +1,6 @@
 import { EventEmitter, once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { countTokensBody } from './anthropic-messages.ts';
 import type { AnswerBehaviour, UpstreamBehaviour } from './behaviour.ts';
 import { isRecord, type JsonRecord } from './json-fields.ts';
 import { openAiChatWire } from './openai-chat.ts';
@@ -215,7 +214,9 @@ async function answer(
 ): Promise<void> {
   const plan = planAnswer(route, record, request, behaviour);
   if (route.operation === 'count-tokens') {
-    return writeWholeBody(target, 200, JSON.stringify(countTokensBody(plan.usage)), behaviour, behaviour.headers);
+    if (!route.wire.countTokensBody) throw new Error(`the ${route.wire.name} wire has no token count`);
+    const body = route.wire.countTokensBody(plan.usage);
+    return writeWholeBody(target, 200, JSON.stringify(body), behaviour, behaviour.headers);
   }
   const wireReply = route.wire.answer(plan);
   if (wireReply.kind === 'json') {

@@ -44,6 +44,8 @@ export interface FakeWire {
   errorBody(error: FakeError): unknown;
   /** The event a provider sends when a stream that already started fails. */
   streamErrorFrame(error: FakeError, chunkIndex: number): string;
+  /** The answer of the wire's token count endpoint, where it has one: the input tokens of the usage planned. */
+  countTokensBody?(usage: FakeUsage | undefined): unknown;
 }
 
 export function sseData(value: unknown): string {
