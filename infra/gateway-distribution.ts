@@ -4,6 +4,10 @@ import {
   type BehaviorOptions,
   CachePolicy,
   Distribution,
+  Function as EdgeFunction,
+  FunctionCode,
+  FunctionEventType,
+  FunctionRuntime,
   HttpVersion,
   type IOrigin,
   OriginRequestPolicy,
@@ -12,6 +16,7 @@ import {
 import { FunctionUrlOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import type { FunctionUrl } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { viewerHostHeader } from '../shared/http/gateway-endpoint.ts';
 import { originSecretHeader } from '../shared/http/origin-check.ts';
 import type { FunctionId } from '../shared/http/route-table.ts';
 import type { FunctionOrigin } from './gateway-stack.ts';
@@ -48,6 +53,11 @@ export class GatewayDistribution extends Construct {
 
   constructor(scope: Construct, id: string, props: GatewayDistributionProps) {
     super(scope, id);
+    const viewerHost = new EdgeFunction(this, 'ViewerHost', {
+      runtime: FunctionRuntime.JS_2_0,
+      comment: 'Gives the functions the host the viewer called, which they cannot see',
+      code: FunctionCode.fromInline(viewerHostFunctionCode),
+    });
     const apiBehaviour = (functionUrl: FunctionUrl): BehaviorOptions => ({
       origin: functionUrlOrigin(functionUrl, props.originSecretValue),
       // No redirect: a client that POSTs to http:// would follow it with a GET and lose its body.
@@ -58,6 +68,7 @@ export class GatewayDistribution extends Construct {
       originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
       // Compressing at the edge would hold back stream chunks; the functions answer uncompressed.
       compress: false,
+      functionAssociations: [{ function: viewerHost, eventType: FunctionEventType.VIEWER_REQUEST }],
     });
     // One origin object per function, so each function URL is one origin however many patterns reach it.
     const apiBehaviours = new Map(props.origins.map((origin) => [origin.functionId, apiBehaviour(origin.functionUrl)]));
@@ -90,6 +101,21 @@ export class GatewayDistribution extends Construct {
     this.behaviours = behaviours;
   }
 }
+
+/**
+ * A viewer-request function on every API behaviour: a function URL answers only to its own Host, so CloudFront
+ * sends that one, and the gateway's own address (the holder policy record's `endpoint`, say) would be lost. The
+ * viewer's Host is copied into a header of the gateway's, replacing any value the viewer sent in it.
+ */
+export const viewerHostFunctionCode = [
+  'function handler(event) {',
+  '  var request = event.request;',
+  '  var host = request.headers.host;',
+  `  if (host) request.headers[${JSON.stringify(viewerHostHeader)}] = { value: host.value };`,
+  `  else delete request.headers[${JSON.stringify(viewerHostHeader)}];`,
+  '  return request;',
+  '}',
+].join('\n');
 
 function functionUrlOrigin(functionUrl: FunctionUrl, originSecretValue: string): IOrigin {
   return new FunctionUrlOrigin(functionUrl, {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { GatewayRequest } from '../../shared/http/gateway-request.ts';
 import { queryCredentialParameter } from '../../shared/http/query-credentials.ts';
 import { checkRequestEnvelope, readJsonObject } from '../../shared/http/read-request.ts';
-import { matchRoute } from '../../shared/http/route-table.ts';
+import { matchRoute, routesForPath } from '../../shared/http/route-table.ts';
 
 function request(overrides: Partial<GatewayRequest>): GatewayRequest {
   return {
@@ -91,5 +91,33 @@ describe('the route table', () => {
     });
     expect(matchRoute('POST', '/nowhere/v1/chat/completions', prefixes)).toBeUndefined();
     expect(matchRoute('POST', '/lb/admin/v1/members', prefixes)).toBeUndefined();
+  });
+
+  it("matches Google's methods at the path's end, in both path forms and under a prefix", () => {
+    const routeOf = (method: string, path: string) => matchRoute(method, path, prefixes)?.route.id;
+    expect(routeOf('POST', '/v1beta/models/google/gemini-2.5-flash:generateContent')).toBe('generate-content');
+    expect(routeOf('POST', '/v1beta/google/gemini-2.5-flash:streamGenerateContent')).toBe('generate-content');
+    expect(routeOf('POST', '/v1beta/models/google%2Fgemini-2.5-flash:countTokens')).toBe('gemini-count-tokens');
+    expect(routeOf('POST', '/lb2/v1beta/lb/google/gemini-2.5-flash:countTokens')).toBe('gemini-count-tokens');
+    expect(routeOf('GET', '/v1beta/models/ollama/llama3:8b')).toBe('gemini-model');
+    expect(routeOf('GET', '/v1beta/models')).toBe('gemini-models');
+    expect(routeOf('GET', '/v1/models/openai%2Fgpt-4o')).toBe('model');
+    // A method with nothing before it names no model: no route.
+    expect(routeOf('POST', '/v1beta/:generateContent')).toBeUndefined();
+  });
+
+  it('gives a path to the first route whose pattern covers it, whatever the method, as CloudFront does', () => {
+    // A GET of a method's path is that route's 405, not a read of a model named `…:generateContent`.
+    expect(matchRoute('GET', '/v1beta/models/google/gemini:generateContent', prefixes)).toBeUndefined();
+    expect(routesForPath('/v1beta/models/google/gemini:generateContent', prefixes).map((route) => route.id)).toEqual([
+      'generate-content',
+    ]);
+    expect(routesForPath('/lb/v1/chat/completions', prefixes).map((route) => route.method)).toEqual(['POST']);
+    expect(routesForPath('/lb/admin/v1/members', prefixes)).toEqual([]);
+    expect(
+      routesForPath('/admin/v1/members', prefixes)
+        .map((route) => route.method)
+        .sort(),
+    ).toEqual(['GET', 'POST']);
   });
 });

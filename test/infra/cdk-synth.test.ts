@@ -10,10 +10,13 @@ import { pascalCase } from '../../infra/pascal-case.ts';
 import { stackNameFor } from '../../infra/stack-outputs.ts';
 import { backgroundFunctionIds } from '../../infra/stream-functions.ts';
 import { bootstrapAdministrator } from '../../shared/admin/bootstrap-admin.ts';
+import { viewerHostHeader } from '../../shared/http/gateway-endpoint.ts';
 import { originSecretHeader } from '../../shared/http/origin-check.ts';
 import { type FunctionId, functionIds } from '../../shared/http/route-table.ts';
+import { tokenCountSourceHeader } from '../../shared/http/token-count-source.ts';
 import { gatewayMetricNames } from '../../shared/observability/metric-names.ts';
 import { tableEnvironment } from '../../shared/store/table-definitions.ts';
+import { estimateRequestTokenCount } from '../../shared/tokens/estimate-token-count.ts';
 import { createStreamGate, type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
 import { startTestStore } from '../support/test-store.ts';
 import { allRecords } from '../support/usage-records.ts';
@@ -375,6 +378,37 @@ describe('the built bundles under a stubbed awslambda global', () => {
       body: { contents: [{ role: 'user', parts: [{ text: 'hello' }] }] },
     });
     expect(answer.statusCode, answer.body).toBe(200);
+  });
+
+  it('count-tokens counts natively on a generate-content connection and estimates for any other', async () => {
+    const body = { contents: [{ role: 'user', parts: [{ text: 'hello there, how are you?' }] }] };
+    const native = await call('count-tokens', {
+      method: 'POST',
+      path: '/v1beta/models/google/gemini-test:countTokens',
+      body,
+    });
+    expect(native.statusCode, native.body).toBe(200);
+    expect(native.headers[tokenCountSourceHeader]).toBe('upstream');
+    const estimated = await call('count-tokens', { method: 'POST', path: '/v1beta/openai/gpt-chat:countTokens', body });
+    expect(estimated.statusCode, estimated.body).toBe(200);
+    expect(estimated.headers[tokenCountSourceHeader]).toBe('estimate');
+    expect(JSON.parse(estimated.body)).toEqual({ totalTokens: estimateRequestTokenCount(body) });
+  });
+
+  it('models answers the Google model list and the holder policy with the host the viewer called', async () => {
+    const list = await call('models', { method: 'GET', path: '/v1beta/models' });
+    expect(list.statusCode, list.body).toBe(200);
+    expect(JSON.parse(list.body).models).toContainEqual(expect.objectContaining({ name: 'models/google/gemini-test' }));
+    const record = await call('models', {
+      method: 'GET',
+      path: '/v1/holder-policy',
+      headers: { [viewerHostHeader]: 'gateway.example.com' },
+    });
+    expect(record.statusCode, record.body).toBe(200);
+    expect(JSON.parse(record.body)).toMatchObject({
+      model_id: 'beta-beta-4-31b',
+      endpoint: 'https://gateway.example.com',
+    });
   });
 
   it('usage reports the team traffic to an administrator', async () => {

@@ -7,6 +7,7 @@ import { cloudFrontPathPatterns } from '../../infra/cloudfront-path-patterns.ts'
 import { originReadTimeout } from '../../infra/gateway-distribution.ts';
 import { usagePageHeaders } from '../../infra/usage-page-build.ts';
 import { parseGatewayConfig } from '../../shared/config/gateway-config.ts';
+import { viewerHostHeader } from '../../shared/http/gateway-endpoint.ts';
 import { type FunctionId, functionIds, routeTable, staticRoutes } from '../../shared/http/route-table.ts';
 import { samplePath } from '../support/route-samples.ts';
 import { type SynthesizedStack, synthesizeStack } from './synthesize-stack.ts';
@@ -36,6 +37,14 @@ function functionUrlLogicalId(functionId: FunctionId): string {
   const functionUrl = synthesized.stack.functions.get(functionId)?.functionUrl;
   if (!functionUrl) throw new Error(`${functionId} has no function URL`);
   return synthesized.logicalIdOf(functionUrl);
+}
+
+/** The code of the CloudFront function an association names. */
+function viewerRequestCode(functionArn: unknown): string {
+  const functionId = JSON.stringify(functionArn).match(/"([A-Za-z0-9]+)","FunctionARN"/)?.[1];
+  const code = synthesized.resources[functionId ?? '']?.Properties['FunctionCode'];
+  if (typeof code !== 'string') throw new Error('no viewer-request function code');
+  return code;
 }
 
 /** The function, or `static`, that CloudFront sends a path to. */
@@ -106,6 +115,34 @@ describe('the CloudFront distribution', () => {
         'PUT',
       ]);
     }
+  });
+
+  it('tells every function the host the viewer called, replacing any value the viewer sent for it', () => {
+    const apiBehaviours = [config.DefaultCacheBehavior, ...config.CacheBehaviors].filter(
+      (behaviour) => !staticRoutes.some((route) => behaviour.PathPattern === `${route.path}*`),
+    );
+    const codes = new Set(
+      apiBehaviours.map((behaviour) => {
+        const [association, ...others] = behaviour.FunctionAssociations ?? [];
+        expect(others).toEqual([]);
+        expect(association?.EventType).toBe('viewer-request');
+        return viewerRequestCode(association?.FunctionARN);
+      }),
+    );
+    expect(codes.size).toBe(1);
+    const code = [...codes][0] ?? '';
+    const run = (headers: Record<string, { value: string }>) => {
+      const sandbox: { handler?: (event: { request: { headers: typeof headers } }) => { headers: typeof headers } } =
+        {};
+      runInNewContext(`${code}\nthis.handler = handler;`, sandbox);
+      if (!sandbox.handler) throw new Error('the function code defines no handler');
+      return sandbox.handler({ request: { headers } }).headers;
+    };
+    expect(run({ host: { value: 'gateway.example.com' }, [viewerHostHeader]: { value: 'spoofed.example' } })).toEqual({
+      host: { value: 'gateway.example.com' },
+      [viewerHostHeader]: { value: 'gateway.example.com' },
+    });
+    expect(run({ [viewerHostHeader]: { value: 'spoofed.example' } })).toEqual({});
   });
 
   it('reaches each function URL over HTTPS with the longest read timeout every account allows, kept alive', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../shared/http/gateway-error.ts';
-import { parseGenerateContentPath } from '../../../shared/wires/gemini/generate-content-path.ts';
+import { parseGenerateContentPath, streamResponseFormat } from '../../../shared/wires/gemini/generate-content-path.ts';
 
 const parse = (innerPath: string) => parseGenerateContentPath({ innerPath, query: new URLSearchParams() });
 
@@ -33,8 +33,29 @@ describe('the generate-content path', () => {
     });
   });
 
+  it('reads the form @ai-sdk/google sends for an id with a slash, without `models/`, and the count method', () => {
+    expect(parse('/v1beta/google/gemini-test:generateContent')).toEqual({
+      model: 'google/gemini-test',
+      method: 'generateContent',
+    });
+    expect(parse('/v1beta/lb2/google/gemini-test:streamGenerateContent')).toEqual({
+      model: 'lb2/google/gemini-test',
+      method: 'streamGenerateContent',
+    });
+    expect(parse('/v1beta/models/gemini-test:countTokens')).toEqual({ model: 'gemini-test', method: 'countTokens' });
+  });
+
+  it('frames a stream as server-sent events with alt=sse, else as one JSON array; other alt values are refused', () => {
+    const format = (query: string) =>
+      streamResponseFormat({ innerPath: '/v1beta/m:x', query: new URLSearchParams(query) });
+    expect(format('alt=sse')).toBe('sse');
+    expect(format('')).toBe('json-array');
+    expect(format('alt=json')).toBe('json-array');
+    expect(() => format('alt=proto')).toThrow(expect.objectContaining({ status: 400, code: 'invalid_query' }));
+  });
+
   it('answers 404 for a method the gateway does not serve and 400 for a path without a model', () => {
-    expect(refusalOf('/v1beta/models/google/gemini-test:countTokens')).toEqual({ status: 404, code: 'unknown_route' });
+    expect(refusalOf('/v1beta/models/google/gemini-test:embedContent')).toEqual({ status: 404, code: 'unknown_route' });
     expect(refusalOf('/v1beta/models/google/gemini-test')).toEqual({ status: 404, code: 'unknown_route' });
     expect(refusalOf('/v1beta/models/:generateContent')).toEqual({ status: 400, code: 'invalid_model_path' });
     expect(refusalOf('/v1beta/models/google%2:generateContent')).toEqual({ status: 400, code: 'invalid_model_path' });
