@@ -2,7 +2,7 @@ import { holderPolicyRecord } from '../accounting/holder-policy-record.ts';
 import { authenticate } from '../auth/authenticate.ts';
 import type { GatewayServices } from '../config/gateway-services.ts';
 import { gatewayEndpoint } from '../http/gateway-endpoint.ts';
-import { GatewayError } from '../http/gateway-error.ts';
+import { badRequest } from '../http/gateway-error.ts';
 import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
 import { checkRequestEnvelope } from '../http/read-request.ts';
 import { renderFailure } from '../http/render-error.ts';
@@ -19,10 +19,9 @@ export async function handleHolderPolicy(services: GatewayServices, request: Gat
     await authenticate(services, request.headers);
     const endpoint = gatewayEndpoint(services.config, request.headers);
     if (endpoint === undefined) {
-      throw new GatewayError(
-        500,
-        'endpoint_unknown',
-        'The gateway cannot tell its own address; set GATEWAY_PUBLIC_URL.',
+      throw badRequest(
+        'invalid_host',
+        'The request carries no Host header, so the gateway cannot say its own address; send one, or set GATEWAY_PUBLIC_URL.',
       );
     }
     const record = holderPolicyRecord({ holderTag: services.config.holderTag, endpoint });

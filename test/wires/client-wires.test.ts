@@ -103,8 +103,13 @@ describe('the client wires', () => {
       codeOf(() => geminiClientWire.parseRequest({ contents: [{ parts: [] }], safetySettings: [] }, generatePath)),
     ).toBe(undefined);
     expect(codeOf(() => geminiClientWire.parseRequest({ contents: 'hi' }, generatePath))).toBe('invalid_request');
+    // Without alt=sse a stream is one JSON array, in a framing of its own; an alt it does not know is refused.
     const withoutSse = address('/v1beta/models/google/gemini-test:streamGenerateContent');
-    expect(codeOf(() => geminiClientWire.parseRequest({ contents: [{ parts: [] }] }, withoutSse))).toBe('sse_required');
+    expect(codeOf(() => geminiClientWire.parseRequest({ contents: [{ parts: [] }] }, withoutSse))).toBe(undefined);
+    expect(geminiClientWire.streamFraming?.(withoutSse)?.contentType).toBe('application/json; charset=UTF-8');
+    expect(geminiClientWire.streamFraming?.(generatePath)).toBeUndefined();
+    const proto = { ...withoutSse, query: new URLSearchParams('alt=proto') };
+    expect(codeOf(() => geminiClientWire.parseRequest({ contents: [{ parts: [] }] }, proto))).toBe('invalid_query');
   });
 
   it("end a failing stream in each wire's own error form, with the gateway's code", () => {
