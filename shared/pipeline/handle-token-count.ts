@@ -44,15 +44,9 @@ async function countTokens<Request extends WireRequest>(
       admittedAfter: false,
       countingWire: reader.countingWire,
     });
-    if (routed.routed.connection.wire !== reader.countingWire) {
-      return countAnswer(
-        200,
-        'application/json',
-        JSON.stringify(reader.estimatedCountAnswer(estimated(routed))),
-        'estimate',
-      );
-    }
-    return countUpstream(services, request, routed);
+    if (routed.routed.connection.wire === reader.countingWire) return countUpstream(services, request, routed);
+    const answer = reader.estimatedCountAnswer(estimateRequestTokenCount(routed.clientRequest));
+    return countAnswer(200, 'application/json', JSON.stringify(answer), 'estimate');
   }
   const routed = await readAndRoute(services, request, route, reader, { admittedAfter: false }).catch(
     (error: unknown) => {
@@ -60,10 +54,6 @@ async function countTokens<Request extends WireRequest>(
     },
   );
   return countUpstream(services, request, routed);
-}
-
-function estimated<Request extends WireRequest>({ clientRequest }: ReadAndRouted<Request>): number {
-  return estimateRequestTokenCount(clientRequest);
 }
 
 function countAnswer(statusCode: number, contentType: string, body: string, source: TokenCountSource) {

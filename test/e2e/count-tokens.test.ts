@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { tokenCountSourceHeader } from '../../shared/http/token-count-source.ts';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
@@ -34,6 +35,10 @@ describe('POST /v1/messages/count_tokens with the official @anthropic-ai/sdk', (
       messages: hello,
     });
     expect(count.input_tokens).toBe(17);
+    const { response } = await client.messages
+      .countTokens({ model: 'anthropic/claude-test', messages: hello })
+      .withResponse();
+    expect(response.headers.get(tokenCountSourceHeader)).toBe('upstream');
 
     const sent = upstream.requests[0]!;
     expect(sent.path).toBe('/v1/messages/count_tokens');
