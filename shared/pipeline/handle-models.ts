@@ -46,15 +46,27 @@ export async function handleModels(
   const shape = listShapeOf(request, route);
   try {
     checkRequestEnvelope(request, services.config.bodyLimitBytes);
-    const principal = await authenticate(services, request.headers);
-    const body =
-      route.route.match === 'exact'
-        ? await listModels(services, request, route, principal, shape)
-        : await readModel(services, request, route, principal, shape);
+    const read: ModelRead = {
+      services,
+      request,
+      route,
+      principal: await authenticate(services, request.headers),
+      shape,
+    };
+    const body = route.route.match === 'exact' ? await listModels(read) : await readModel(read);
     return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
   } catch (error) {
     return renderFailure(error, shape, { operation: 'models read', requestId: request.requestId });
   }
+}
+
+/** One model list or model read, authenticated. */
+interface ModelRead {
+  services: GatewayServices;
+  request: GatewayRequest;
+  route: RouteMatch;
+  principal: Principal;
+  shape: ListShape;
 }
 
 async function callerScope(services: GatewayServices, principal: Principal): Promise<CallerScope> {
@@ -65,28 +77,18 @@ async function callerScope(services: GatewayServices, principal: Principal): Pro
   return { policy, holderMayCall: (model) => holderMayCall(model.catalog, holdings, now) };
 }
 
-function upstreamChoice(
-  services: GatewayServices,
-  request: GatewayRequest,
-  route: RouteMatch,
-  modelUpstream: string | undefined,
-) {
+function upstreamChoice({ services, request, route }: ModelRead, modelUpstream: string | undefined) {
   return chosenUpstream(
     { modelUpstream, pathUpstream: route.pathUpstream, headerUpstream: request.headers['x-gateway-upstream'] },
     services.config.upstreamPrefixes,
   );
 }
 
-async function listModels(
-  services: GatewayServices,
-  request: GatewayRequest,
-  route: RouteMatch,
-  principal: Principal,
-  shape: ListShape,
-): Promise<unknown> {
+async function listModels(read: ModelRead): Promise<unknown> {
+  const { services, request, principal, shape } = read;
   const anthropicQuery = shape === 'anthropic' ? readAnthropicModelListQuery(request.query) : undefined;
   const geminiQuery = shape === 'gemini' ? readGeminiModelListQuery(request.query) : undefined;
-  const upstream = upstreamChoice(services, request, route, undefined);
+  const upstream = upstreamChoice(read, undefined);
   const connections = await cachedConnections(services);
   const listed = callableModels(
     knownModels(connections),
@@ -116,16 +118,11 @@ function requestedModelId(route: RouteMatch): string {
   return id;
 }
 
-async function readModel(
-  services: GatewayServices,
-  request: GatewayRequest,
-  route: RouteMatch,
-  principal: Principal,
-  shape: ListShape,
-): Promise<unknown> {
+async function readModel(read: ModelRead): Promise<unknown> {
+  const { services, route, principal, shape } = read;
   const connections = await cachedConnections(services);
   const resolved = resolveModel(requestedModelId(route), knownModels(connections), services.config.upstreamPrefixes);
-  const upstream = upstreamChoice(services, request, route, resolved.modelUpstream);
+  const upstream = upstreamChoice(read, resolved.modelUpstream);
   const availability = availabilityOf(resolved.model, connections, await callerScope(services, principal), upstream);
   if (!availability.callable) throw notFound('model_unavailable', availability.reason);
   switch (shape) {

@@ -1,7 +1,8 @@
-import { ApiError, type Content, type GenerateContentResponse, GoogleGenAI, type Tool } from '@google/genai';
+import { type Content, type GenerateContentResponse, GoogleGenAI, type Tool } from '@google/genai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import { googleApiErrorOf } from '../support/google-refusal.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 import { settledRecord } from '../support/usage-records.ts';
 
@@ -39,15 +40,6 @@ function requestIdOf(response: GenerateContentResponse): string {
   const requestId = response.sdkHttpResponse?.headers?.['x-request-id'];
   if (!requestId) throw new Error('the answer carries no x-request-id');
   return requestId;
-}
-
-async function apiErrorOf(promise: Promise<unknown>): Promise<ApiError> {
-  const caught = await promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  if (!(caught instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(caught)}`);
-  return caught;
 }
 
 /** The gateway by plain HTTP, for what the SDK never sends. */
@@ -163,18 +155,18 @@ describe('generate-content through the gateway with the official @google/genai S
 
   it("raises an upstream 4xx as the SDK's ApiError with the upstream's status and message", async () => {
     upstream.nextResponse({ type: 'error', status: 400, message: 'Request contains an invalid argument.' });
-    const plain = await apiErrorOf(ai.models.generateContent({ model, contents: 'x' }));
+    const plain = await googleApiErrorOf(ai.models.generateContent({ model, contents: 'x' }));
     expect(plain.status).toBe(400);
     expect(plain.message).toContain('Request contains an invalid argument.');
 
     upstream.nextResponse({ type: 'error', status: 429, message: 'Resource has been exhausted' });
-    const streamed = await apiErrorOf(ai.models.generateContentStream({ model, contents: 'x' }));
+    const streamed = await googleApiErrorOf(ai.models.generateContentStream({ model, contents: 'x' }));
     expect(streamed.status).toBe(429);
     expect(streamed.message).toContain('RESOURCE_EXHAUSTED');
   });
 
   it("raises the gateway's own 4xx as the SDK's ApiError with the gateway's message and code", async () => {
-    const unknown = await apiErrorOf(ai.models.generateContent({ model: 'google/no-such-model', contents: 'x' }));
+    const unknown = await googleApiErrorOf(ai.models.generateContent({ model: 'google/no-such-model', contents: 'x' }));
     expect(unknown.status).toBe(404);
     expect(JSON.parse(unknown.message)).toEqual({
       error: {
@@ -186,7 +178,7 @@ describe('generate-content through the gateway with the official @google/genai S
     });
 
     const badKey = new GoogleGenAI({ apiKey: 'sk-gw-not-a-key', httpOptions: { baseUrl: gateway.url } });
-    const unauthorized = await apiErrorOf(badKey.models.generateContent({ model, contents: 'x' }));
+    const unauthorized = await googleApiErrorOf(badKey.models.generateContent({ model, contents: 'x' }));
     expect(unauthorized.status).toBe(401);
     expect(unauthorized.message).toContain('invalid_key');
     expect(upstream.requests).toHaveLength(0);
@@ -196,7 +188,7 @@ describe('generate-content through the gateway with the official @google/genai S
     upstream.nextResponse({ type: 'answer', resetAfterChunks: 1, textChunks: ['a ', 'b ', 'c'] });
     const stream = await ai.models.generateContentStream({ model, contents: 'x' });
     const chunks: GenerateContentResponse[] = [];
-    const error = await apiErrorOf(
+    const error = await googleApiErrorOf(
       (async () => {
         for await (const chunk of stream) chunks.push(chunk);
       })(),

@@ -1,9 +1,10 @@
-import { ApiError, GoogleGenAI, type Model } from '@google/genai';
+import { GoogleGenAI, type Model } from '@google/genai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tokenCountSourceHeader } from '../../shared/http/token-count-source.ts';
 import { estimateRequestTokenCount } from '../../shared/tokens/estimate-token-count.ts';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import { googleApiErrorOf } from '../support/google-refusal.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 import { allRecords, memberAfterSettlement, settledRecord } from '../support/usage-records.ts';
 
@@ -27,15 +28,6 @@ beforeAll(() => {
   ({ key } = fixture.member);
   ai = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gateway.url } });
 });
-
-async function apiErrorOf(promise: Promise<unknown>): Promise<ApiError> {
-  const caught = await promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  if (!(caught instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(caught)}`);
-  return caught;
-}
 
 function call(path: string, init: { method?: string; body?: unknown; apiKey?: string | null } = {}) {
   const apiKey = init.apiKey === undefined ? key : init.apiKey;
@@ -94,12 +86,12 @@ describe(':countTokens with the official @google/genai SDK', () => {
   });
 
   it('refuses in the generate-content envelope: unknown model, bad key, denied model, bad body', async () => {
-    const unknown = await apiErrorOf(ai.models.countTokens({ model: 'google/nope', contents: 'x' }));
+    const unknown = await googleApiErrorOf(ai.models.countTokens({ model: 'google/nope', contents: 'x' }));
     expect(unknown.status).toBe(404);
     expect(JSON.parse(unknown.message)).toMatchObject({ error: { status: 'NOT_FOUND', reason: 'unknown_model' } });
 
     const badKey = new GoogleGenAI({ apiKey: 'sk-gw-unknown', httpOptions: { baseUrl: gateway.url } });
-    const unauthorized = await apiErrorOf(badKey.models.countTokens({ model, contents: 'x' }));
+    const unauthorized = await googleApiErrorOf(badKey.models.countTokens({ model, contents: 'x' }));
     expect(unauthorized.status).toBe(401);
     expect(JSON.parse(unauthorized.message)).toMatchObject({ error: { reason: 'invalid_key' } });
 
@@ -144,7 +136,7 @@ describe('GET /v1beta/models and /v1beta/models/{model} with the official @googl
   it('reads one model by id or by the name the list gave, and answers 404 in its own envelope', async () => {
     expect(await ai.models.get({ model })).toMatchObject({ name: 'models/google/gemini-test' });
     expect(await ai.models.get({ model: 'models/beta/beta-4-31b' })).toMatchObject({ displayName: 'Beta 4 31B' });
-    const missing = await apiErrorOf(ai.models.get({ model: 'gamma/gamma' }));
+    const missing = await googleApiErrorOf(ai.models.get({ model: 'gamma/gamma' }));
     expect(missing.status).toBe(404);
     expect(JSON.parse(missing.message)).toMatchObject({
       error: { code: 404, status: 'NOT_FOUND', reason: 'model_unavailable' },
