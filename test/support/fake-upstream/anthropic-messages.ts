@@ -1,5 +1,6 @@
 import type { FakeUsage } from './behaviour.ts';
 import { arrayAt, isRecord, type JsonRecord, recordAt, stringAt, textOfContent } from './json-fields.ts';
+import { countAt } from './most-allowed-usage.ts';
 import {
   type AnswerPlan,
   type FakeError,
@@ -24,6 +25,9 @@ export const anthropicMessagesWire: FakeWire = {
       ? { text: textOfContent(toolResults), isToolResult: true }
       : { text: textOfContent(content), isToolResult: false };
   },
+
+  // Thinking is carved out of max_tokens, never added to it.
+  outputLimit: (request: JsonRecord) => ({ perAnswer: countAt(request, 'max_tokens'), answers: 1 }),
 
   offeredToolName(request: JsonRecord): string | undefined {
     const toolChoice = recordAt(request, 'tool_choice');

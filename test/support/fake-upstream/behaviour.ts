@@ -49,8 +49,9 @@ export interface AnswerBehaviour extends ReplyPacing {
    * Custom figures, or `'omit'` for a reply (or stream) that carries no usage at all. On the messages wire that
    * drops `usage` from message_start and message_delta too, which the Anthropic SDK's `messages.stream()` helper
    * does not tolerate (iterating `messages.create({ stream: true })` does); a real provider always sends it.
+   * `'most-allowed'` reports the most a provider could bill for the request it received (most-allowed-usage.ts).
    */
-  usage?: FakeUsage | 'omit';
+  usage?: FakeUsage | 'omit' | 'most-allowed';
   /** A streamed reply that breaks off with the wire's in-stream error event after this many chunks. */
   streamError?: { afterChunks: number; status?: number; message?: string };
   headers?: Record<string, string>;

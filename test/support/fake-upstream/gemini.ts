@@ -1,5 +1,6 @@
 import type { FakeUsage } from './behaviour.ts';
 import { arrayAt, isRecord, type JsonRecord, recordAt, stringAt } from './json-fields.ts';
+import { countAt, largestOf } from './most-allowed-usage.ts';
 import type { AnswerPlan, FakeError, FakeWire, LastTurn, WireReply } from './wire-reply.ts';
 
 /** Gemini generate-content: https://ai.google.dev/api/generate-content */
@@ -17,6 +18,20 @@ export const geminiWire: FakeWire = {
       .map((part) => stringAt(part, 'text') ?? '')
       .join('');
     return { text, isToolResult: false };
+  },
+
+  // The vendor reads both spellings of each field (protobuf JSON); thoughts count against maxOutputTokens.
+  outputLimit(request: JsonRecord) {
+    const configs = [recordAt(request, 'generationConfig'), recordAt(request, 'generation_config')];
+    return {
+      perAnswer: largestOf(
+        ...configs.flatMap((config) => [countAt(config, 'maxOutputTokens'), countAt(config, 'max_output_tokens')]),
+      ),
+      answers:
+        largestOf(
+          ...configs.flatMap((config) => [countAt(config, 'candidateCount'), countAt(config, 'candidate_count')]),
+        ) ?? 1,
+    };
   },
 
   offeredToolName(request: JsonRecord): string | undefined {

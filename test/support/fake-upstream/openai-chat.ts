@@ -1,5 +1,6 @@
 import type { FakeUsage } from './behaviour.ts';
 import { arrayAt, isRecord, type JsonRecord, recordAt, stringAt, textOfContent } from './json-fields.ts';
+import { countAt, largestOf } from './most-allowed-usage.ts';
 import {
   type AnswerPlan,
   type FakeError,
@@ -21,6 +22,13 @@ export const openAiChatWire: FakeWire = {
     if (stringAt(last, 'role') === 'tool') return { text: contentOf(last), isToolResult: true };
     const lastUser = messages.findLast((message) => stringAt(message, 'role') === 'user');
     return { text: contentOf(lastUser), isToolResult: false };
+  },
+
+  outputLimit(request: JsonRecord) {
+    return {
+      perAnswer: largestOf(countAt(request, 'max_tokens'), countAt(request, 'max_completion_tokens')),
+      answers: countAt(request, 'n') ?? 1,
+    };
   },
 
   offeredToolName(request: JsonRecord): string | undefined {

@@ -1,5 +1,6 @@
 import type { FakeUsage } from './behaviour.ts';
 import { arrayAt, isRecord, type JsonRecord, recordAt, stringAt, textOfContent } from './json-fields.ts';
+import { countAt } from './most-allowed-usage.ts';
 import { openAiChatWire } from './openai-chat.ts';
 import {
   type AnswerPlan,
@@ -27,6 +28,8 @@ export const openAiResponsesWire: FakeWire = {
     const lastUser = items.findLast((item) => stringAt(item, 'role') === 'user');
     return { text: textOfContent(isRecord(lastUser) ? lastUser['content'] : undefined), isToolResult: false };
   },
+
+  outputLimit: (request: JsonRecord) => ({ perAnswer: countAt(request, 'max_output_tokens'), answers: 1 }),
 
   offeredToolName(request: JsonRecord): string | undefined {
     if (request['tool_choice'] === 'none') return undefined;

@@ -1,5 +1,6 @@
 import { type AnswerBehaviour, defaultFakeUsage } from './behaviour.ts';
 import { type JsonRecord, stringAt } from './json-fields.ts';
+import { mostAllowedUsage } from './most-allowed-usage.ts';
 import type { RecordedRequest } from './recorded-request.ts';
 import type { FakeUpstreamRoute } from './route.ts';
 import type { AnswerPlan } from './wire-reply.ts';
@@ -21,8 +22,19 @@ export function planAnswer(
     text,
     textChunks: behaviour.textChunks ?? splitIntoWords(text),
     toolCall: toolCallOf(route, request, behaviour, turn),
-    usage: behaviour.usage === 'omit' ? undefined : (behaviour.usage ?? defaultFakeUsage),
+    usage: usageOf(route, request, behaviour),
   };
+}
+
+function usageOf(route: FakeUpstreamRoute, request: JsonRecord, behaviour: AnswerBehaviour): AnswerPlan['usage'] {
+  switch (behaviour.usage) {
+    case 'omit':
+      return undefined;
+    case 'most-allowed':
+      return mostAllowedUsage(route.wire, request);
+    default:
+      return behaviour.usage ?? defaultFakeUsage;
+  }
 }
 
 function toolCallOf(

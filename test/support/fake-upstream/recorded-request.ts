@@ -28,6 +28,10 @@ export interface RecordedRequest {
   readonly clientClosedEarly: boolean;
   /** Writes that reached the socket: SSE events of a stream, or 1 for a whole body. */
   readonly chunksSent: number;
+  /** When the request's body had arrived, on the monotonic clock (`performance.now()`). */
+  readonly receivedAtMs: number;
+  /** When the connection closed, however it ended, on the same clock; `undefined` while it is open. */
+  readonly closedAtMs: number | undefined;
 }
 
 export type MutableRecordedRequest = { -readonly [Field in keyof RecordedRequest]: RecordedRequest[Field] };

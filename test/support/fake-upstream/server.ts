@@ -89,6 +89,8 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       outcome: 'pending',
       clientClosedEarly: false,
       chunksSent: 0,
+      receivedAtMs: performance.now(),
+      closedAtMs: undefined,
     };
     requests.push(record);
     const target = trackExchange(record, response);
@@ -107,6 +109,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     let destroyedOnPurpose = false;
     response.socket?.setNoDelay(true);
     response.on('close', () => {
+      record.closedAtMs = performance.now();
       if (response.writableFinished) record.outcome = 'finished';
       else record.outcome = destroyedOnPurpose || closing ? 'server-destroyed' : 'client-closed';
       record.clientClosedEarly = record.outcome === 'client-closed';

@@ -38,6 +38,11 @@ export interface LastTurn {
 export interface FakeWire {
   readonly name: FakeWireName;
   lastTurn(request: JsonRecord): LastTurn;
+  /**
+   * The most output the request lets this provider produce: its cap per answer (`undefined` when it states none)
+   * and how many answers it asks for (`n`, `candidateCount`). Where a request states a cap twice, the larger one.
+   */
+  outputLimit(request: JsonRecord): { perAnswer: number | undefined; answers: number };
   /** The first tool the request offers, unless it offers none or forbids calling them. */
   offeredToolName(request: JsonRecord): string | undefined;
   answer(plan: AnswerPlan): WireReply;
