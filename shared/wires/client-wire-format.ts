@@ -49,6 +49,13 @@ export interface ClientWireFormat<Request extends WireRequest, ClientEvent, Upst
   isStream(request: Request, address: RequestAddress): boolean;
   /** The output tokens the request asks for, if it states a number. */
   requestedOutput(request: Request): number | undefined;
+  /** How many answers the request asks for (`n`, `candidateCount`): each may be as long as the output allowance. */
+  answerCount(request: Request): number;
+  /**
+   * Under a finite token allowance: refuses with a 400 what the reservation cannot bound, such as tools the
+   * provider runs on its side (shared/wires/spend-bounds.ts).
+   */
+  assertCostBounded(request: Request): void;
   /**
    * The upstream events a pass-through leaves out for this request, such as a usage chunk the client did not ask
    * for; every other event reaches the client as the bytes it came in. Undefined: every event passes.

@@ -32,6 +32,11 @@ export interface BuildUpstreamRequestInput {
   upstreamModel: string;
   stream: boolean;
   operation: WireOperation;
+  /**
+   * The most output tokens one answer may produce (the output allowance the reservation holds for it): written in
+   * this wire's own cap field where the body states none or more. Generations only.
+   */
+  outputCap?: number | undefined;
 }
 
 /**

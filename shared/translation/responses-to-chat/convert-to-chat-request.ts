@@ -13,7 +13,8 @@ import { convertTextFormat } from './convert-text-format.ts';
  * be translated, before anything is reserved or sent.
  *
  * - `instructions` → a leading system message; `input` → user/assistant/system messages (text only).
- * - `max_output_tokens` → `max_tokens`, `reasoning.effort` → `reasoning_effort`, `text.format` →
+ * - `max_output_tokens` → `max_tokens` (the output allowance where the client states none, so the cap the
+ *   reservation holds reaches every hop), `reasoning.effort` → `reasoning_effort`, `text.format` →
  *   `response_format`; function `tools` and `tool_choice` in chat's nested form; `temperature`, `top_p`,
  *   `parallel_tool_calls` and `stream` as they are. A stream always asks for the usage chunk.
  * - Server-stored state (`previous_response_id`, `conversation`, `prompt`, `background`) is refused: the
@@ -23,7 +24,10 @@ import { convertTextFormat } from './convert-text-format.ts';
  *   only echoed back, `user`, `safety_identifier`, `prompt_cache_key`, `service_tier`, `include`,
  *   `truncation`, `text.verbosity`, `reasoning.summary`, `top_logprobs`) are dropped.
  */
-export function convertResponsesRequestToChat(request: TranslatableResponsesRequest): ChatRequestOut {
+export function convertResponsesRequestToChat(
+  request: TranslatableResponsesRequest,
+  options: { maxTokensDefault: number },
+): ChatRequestOut {
   refuseStoredState(request);
   if (request.input === undefined) {
     throw badRequest('invalid_request', 'input is required: send the conversation as a string or a list of messages.');
@@ -43,7 +47,7 @@ export function convertResponsesRequestToChat(request: TranslatableResponsesRequ
     messages,
     ...(request.stream != null ? { stream: request.stream } : {}),
     ...(request.stream ? { stream_options: { include_usage: true } } : {}),
-    ...(request.max_output_tokens != null ? { max_tokens: request.max_output_tokens } : {}),
+    max_tokens: request.max_output_tokens ?? options.maxTokensDefault,
     ...(request.temperature != null ? { temperature: request.temperature } : {}),
     ...(request.top_p != null ? { top_p: request.top_p } : {}),
     ...(effort != null ? { reasoning_effort: effort } : {}),

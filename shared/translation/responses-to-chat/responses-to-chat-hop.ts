@@ -28,7 +28,7 @@ export const responsesToChatHop: TranslationHop<
 > = {
   translate(responsesRequest, context) {
     const request = parseRequest(translatableResponsesRequestSchema, responsesRequest);
-    const chatRequest = convertResponsesRequestToChat(request);
+    const chatRequest = convertResponsesRequestToChat(request, { maxTokensDefault: context.outputAllowance });
     const identity: ResponseIdentity = {
       id: responseId(context.requestId),
       model: context.publicModel,

@@ -2,6 +2,7 @@ import { parseRequest } from '../../http/parse-request.ts';
 import type { ClientWireFormat } from '../client-wire-format.ts';
 import { messagesStreamErrorEvent } from './anthropic-messages-error.ts';
 import { type MessagesRequest, messagesRequestSchema } from './anthropic-messages-request.ts';
+import { assertMessagesCostBounded } from './anthropic-messages-spend-bounds.ts';
 import { encodeMessagesStreamEvent } from './anthropic-messages-sse.ts';
 import type { MessagesStreamEvent } from './anthropic-messages-stream-event.ts';
 
@@ -13,6 +14,8 @@ export const anthropicMessagesClientWire: ClientWireFormat<MessagesRequest, Mess
   modelOf: (request) => request.model,
   isStream: (request) => request.stream === true,
   requestedOutput: (request) => request.max_tokens,
+  answerCount: () => 1,
+  assertCostBounded: assertMessagesCostBounded,
   passThroughDrops: () => undefined,
   streamErrorEvent: messagesStreamErrorEvent,
   encodeEvent: encodeMessagesStreamEvent,

@@ -21,6 +21,7 @@ export const messagesRequestSchema = z.looseObject({
   max_tokens: z.optional(z.number().check(z.int(), z.positive())),
   stream: z.optional(z.boolean()),
   tools: z.optional(z.array(z.unknown())),
+  mcp_servers: z.optional(z.unknown()),
 });
 
 export type MessagesRequest = z.infer<typeof messagesRequestSchema>;

@@ -1,5 +1,6 @@
 import { joinUrl, type UpstreamTarget, type UpstreamWireFormat, type WireOperation } from '../upstream-wire-format.ts';
 import { type MessagesAnswer, parseMessagesAnswer, usageOfMessagesAnswer } from './anthropic-messages-answer.ts';
+import { withMessagesOutputCap } from './anthropic-messages-spend-bounds.ts';
 import { type MessagesStreamEvent, parseMessagesStreamEvent } from './anthropic-messages-stream-event.ts';
 import { createMessagesStreamUsageReader } from './anthropic-messages-usage.ts';
 
@@ -34,10 +35,11 @@ export const anthropicMessagesUpstreamWire: UpstreamWireFormat<MessagesAnswer, M
   // Beta feature flags (prompt caching, extended context, interleaved thinking…): the body fields they unlock
   // are refused without them.
   forwardedClientHeaders: ['anthropic-beta'],
-  buildUpstreamRequest({ target, body, upstreamModel, stream, operation }) {
+  buildUpstreamRequest({ target, body, upstreamModel, stream, operation, outputCap }) {
     const upstreamBody: Record<string, unknown> = { ...body, model: upstreamModel };
     if (operation === 'generate') {
       upstreamBody.stream = stream;
+      if (outputCap !== undefined) Object.assign(upstreamBody, withMessagesOutputCap(upstreamBody, outputCap));
     } else {
       // The token-count endpoint refuses fields outside its own parameters, and `stream` is not one of them.
       delete upstreamBody.stream;

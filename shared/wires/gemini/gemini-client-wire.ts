@@ -3,6 +3,7 @@ import type { ClientWireFormat } from '../client-wire-format.ts';
 import { geminiStreamErrorEvent } from './gemini-error.ts';
 import { geminiJsonArrayFraming } from './gemini-json-array-stream.ts';
 import { type GenerateContentRequest, generateContentRequestSchema } from './gemini-request.ts';
+import { assertGeminiCostBounded, geminiAnswerCount, geminiRequestedOutput } from './gemini-spend-bounds.ts';
 import { encodeGeminiStreamEvent } from './gemini-sse.ts';
 import type { GeminiStreamEvent } from './gemini-stream-event.ts';
 import { generateContentMethodOf, parseGenerateContentPath, streamResponseFormat } from './generate-content-path.ts';
@@ -20,7 +21,9 @@ export const geminiClientWire: ClientWireFormat<GenerateContentRequest, GeminiSt
   },
   modelOf: (_request, address) => parseGenerateContentPath(address).model,
   isStream: (_request, address) => parseGenerateContentPath(address).method === 'streamGenerateContent',
-  requestedOutput: (request) => request.generationConfig?.maxOutputTokens ?? undefined,
+  requestedOutput: geminiRequestedOutput,
+  answerCount: geminiAnswerCount,
+  assertCostBounded: assertGeminiCostBounded,
   passThroughDrops: () => undefined,
   streamErrorEvent: geminiStreamErrorEvent,
   encodeEvent: encodeGeminiStreamEvent,

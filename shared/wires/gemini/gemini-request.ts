@@ -1,17 +1,31 @@
 import * as z from '../../validation/zod.ts';
 
+const countSchema = z.nullish(z.number().check(z.int(), z.positive()));
+
+/**
+ * The settings the reservation reads. The vendor parses its JSON as protobuf does, so every field has two names,
+ * camelCase and snake_case: both are read (gemini-spend-bounds.ts), so neither slips past the reservation.
+ */
+const generationConfigSchema = z.looseObject({
+  maxOutputTokens: countSchema,
+  max_output_tokens: countSchema,
+  candidateCount: countSchema,
+  candidate_count: countSchema,
+});
+
+const contentsSchema = z
+  .array(z.looseObject({ role: z.optional(z.string()), parts: z.array(z.unknown()) }))
+  .check(z.minLength(1));
+
 /**
  * The generate-content request as clients send it: strict on the fields the gateway reads, open (`z.looseObject`)
  * for the rest, which reach the provider untouched. The model is in the path, not the body.
  * https://ai.google.dev/api/generate-content#request-body
  */
-const contentsSchema = z
-  .array(z.looseObject({ role: z.optional(z.string()), parts: z.array(z.unknown()) }))
-  .check(z.minLength(1));
-
 export const generateContentRequestSchema = z.looseObject({
   contents: contentsSchema,
-  generationConfig: z.nullish(z.looseObject({ maxOutputTokens: z.nullish(z.number().check(z.int(), z.positive())) })),
+  generationConfig: z.nullish(generationConfigSchema),
+  generation_config: z.nullish(generationConfigSchema),
   tools: z.optional(z.array(z.unknown())),
 });
 
@@ -31,5 +45,7 @@ export const countTokensRequestSchema = z
       message: 'send either contents or generateContentRequest',
     }),
   );
+
+export type GenerationConfig = z.infer<typeof generationConfigSchema>;
 
 export type CountTokensRequest = z.infer<typeof countTokensRequestSchema>;

@@ -1,6 +1,7 @@
 import { isRecord } from '../parse-json.ts';
 import { joinUrl, type UpstreamWireFormat, type WireOperation } from '../upstream-wire-format.ts';
 import { type GeminiResponse, parseGeminiAnswer, usageOfGeminiAnswer } from './gemini-response.ts';
+import { withGeminiOutputCap } from './gemini-spend-bounds.ts';
 import { type GeminiStreamEvent, parseGeminiStreamEvent } from './gemini-stream-event.ts';
 import { createGeminiStreamUsageReader } from './gemini-usage.ts';
 
@@ -52,9 +53,11 @@ function rewriteNestedModel(body: Record<string, unknown>, upstreamModel: string
 export const geminiUpstreamWire: UpstreamWireFormat<GeminiResponse, GeminiStreamEvent> = {
   wire: 'gemini',
   forwardedClientHeaders: [],
-  buildUpstreamRequest({ target, body, upstreamModel, stream, operation }) {
+  buildUpstreamRequest({ target, body, upstreamModel, stream, operation, outputCap }) {
     // The model travels in the path; a `model` in the body would name the client's model, not the upstream's.
-    const { model: _clientModel, ...upstreamBody } = body;
+    const { model: _clientModel, ...rest } = body;
+    const upstreamBody =
+      operation === 'generate' && outputCap !== undefined ? withGeminiOutputCap(rest, outputCap) : rest;
     if (operation === 'count-tokens') rewriteNestedModel(upstreamBody, upstreamModel);
     return {
       url: geminiUrl(target.baseUrl, upstreamModel, stream, operation),

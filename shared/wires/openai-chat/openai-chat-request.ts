@@ -23,8 +23,11 @@ export const chatRequestSchema = z.looseObject({
   stream_options: z.nullish(z.looseObject({ include_usage: z.optional(z.boolean()) })),
   max_tokens: outputCapSchema,
   max_completion_tokens: outputCapSchema,
+  // How many answers: each may be as long as the output cap (openai-chat-spend-bounds.ts).
+  n: z.nullish(z.number().check(z.int(), z.positive())),
   tools: z.optional(z.array(z.unknown())),
   tool_choice: z.optional(z.unknown()),
+  web_search_options: z.optional(z.unknown()),
 });
 
 export type ChatRequest = z.infer<typeof chatRequestSchema>;

@@ -1,6 +1,7 @@
 import { isRecord } from '../parse-json.ts';
 import { joinUrl, type UpstreamWireFormat } from '../upstream-wire-format.ts';
 import { type ChatCompletionAnswer, parseChatAnswer, usageOfChatAnswer } from './openai-chat-answer.ts';
+import { withChatOutputCap } from './openai-chat-spend-bounds.ts';
 import { type ChatStreamEvent, parseChatStreamEvent } from './openai-chat-stream-event.ts';
 import { createChatStreamUsageReader } from './openai-chat-usage.ts';
 
@@ -8,8 +9,9 @@ import { createChatStreamUsageReader } from './openai-chat-usage.ts';
 export const openaiChatUpstreamWire: UpstreamWireFormat<ChatCompletionAnswer, ChatStreamEvent> = {
   wire: 'openai-chat',
   forwardedClientHeaders: [],
-  buildUpstreamRequest({ target, body, upstreamModel, stream }) {
-    const upstreamBody: Record<string, unknown> = { ...body, model: upstreamModel };
+  buildUpstreamRequest({ target, body, upstreamModel, stream, outputCap }) {
+    const capped = outputCap === undefined ? body : withChatOutputCap(body, outputCap, target.baseUrl);
+    const upstreamBody: Record<string, unknown> = { ...capped, model: upstreamModel };
     if (stream) {
       // Ask for usage even when the client did not, so the charge can be measured; the relay drops that chunk.
       const options = isRecord(body.stream_options) ? body.stream_options : {};

@@ -2,6 +2,7 @@ import { parseRequest } from '../../http/parse-request.ts';
 import type { ClientWireFormat } from '../client-wire-format.ts';
 import { responsesStreamErrorEvent } from './openai-responses-error.ts';
 import { type ResponsesRequest, responsesRequestSchema } from './openai-responses-request.ts';
+import { assertResponsesCostBounded } from './openai-responses-spend-bounds.ts';
 import { encodeResponsesStreamEvent } from './openai-responses-sse.ts';
 import type { ResponsesStreamEvent, ResponsesStreamEventOut } from './openai-responses-stream-event.ts';
 
@@ -17,6 +18,8 @@ export const openaiResponsesClientWire: ClientWireFormat<
   modelOf: (request) => request.model,
   isStream: (request) => request.stream === true,
   requestedOutput: (request) => request.max_output_tokens ?? undefined,
+  answerCount: () => 1,
+  assertCostBounded: assertResponsesCostBounded,
   passThroughDrops: () => undefined,
   streamErrorEvent: responsesStreamErrorEvent,
   encodeEvent: encodeResponsesStreamEvent,

@@ -18,6 +18,7 @@ export const responsesRequestSchema = z.looseObject({
   stream: z.nullish(z.boolean()),
   max_output_tokens: outputCapSchema,
   tools: z.optional(z.array(z.unknown())),
+  prompt: z.optional(z.unknown()),
 });
 
 export type ResponsesRequest = z.infer<typeof responsesRequestSchema>;

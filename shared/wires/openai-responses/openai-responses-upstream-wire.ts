@@ -1,6 +1,7 @@
 import { badRequest } from '../../http/gateway-error.ts';
 import { joinUrl, type UpstreamWireFormat } from '../upstream-wire-format.ts';
 import { parseResponsesAnswer, type ResponseAnswer, usageOfResponsesAnswer } from './openai-responses-response.ts';
+import { withResponsesOutputCap } from './openai-responses-spend-bounds.ts';
 import { parseResponsesStreamEvent, type ResponsesStreamEvent } from './openai-responses-stream-event.ts';
 import { createResponsesStreamUsageReader } from './openai-responses-usage.ts';
 
@@ -8,7 +9,7 @@ import { createResponsesStreamUsageReader } from './openai-responses-usage.ts';
 export const openaiResponsesUpstreamWire: UpstreamWireFormat<ResponseAnswer, ResponsesStreamEvent> = {
   wire: 'openai-responses',
   forwardedClientHeaders: [],
-  buildUpstreamRequest({ target, body, upstreamModel, stream, operation }) {
+  buildUpstreamRequest({ target, body, upstreamModel, stream, operation, outputCap }) {
     switch (operation) {
       case 'generate':
         break;
@@ -25,7 +26,11 @@ export const openaiResponsesUpstreamWire: UpstreamWireFormat<ResponseAnswer, Res
       url: joinUrl(target.baseUrl, '/responses'),
       // Only the provider credential goes upstream; the client's own headers never reach this function.
       headers: { 'content-type': 'application/json', authorization: `Bearer ${target.credential}` },
-      body: JSON.stringify({ ...body, model: upstreamModel, stream }),
+      body: JSON.stringify({
+        ...(outputCap === undefined ? body : withResponsesOutputCap(body, outputCap)),
+        model: upstreamModel,
+        stream,
+      }),
     };
   },
   usageOfAnswer: usageOfResponsesAnswer,

@@ -13,7 +13,10 @@ import { expectGatewayError } from '../chat-to-messages/translate-fixture.ts';
 const model = 'alpha/alpha-k3';
 /** A Responses request read as the hop reads it, with the Responses wire's translatable schema. */
 const read = (body: Record<string, unknown>) => parseRequest(translatableResponsesRequestSchema, { model, ...body });
-const convert = (body: Record<string, unknown>) => convertResponsesRequestToChat(read(body));
+/** The output allowance admission reserves: what goes upstream as `max_tokens` where the client states none. */
+const outputAllowance = 3_000;
+const convert = (body: Record<string, unknown>) =>
+  convertResponsesRequestToChat(read(body), { maxTokensDefault: outputAllowance });
 
 const weatherTool = {
   type: 'function',
@@ -51,11 +54,13 @@ describe('convertResponsesRequestToChat: input', () => {
       messages: [{ role: 'user', content: 'Hello' }],
       stream: true,
       stream_options: { include_usage: true },
+      max_tokens: outputAllowance,
     });
     expect(convert({ input: 'Hello', stream: false })).toEqual({
       model,
       messages: [{ role: 'user', content: 'Hello' }],
       stream: false,
+      max_tokens: outputAllowance,
     });
   });
 
@@ -149,6 +154,7 @@ describe('convertResponsesRequestToChat: parameters', () => {
     ).toEqual({
       model,
       messages: [{ role: 'user', content: 'Hi' }],
+      max_tokens: outputAllowance,
       temperature: 0.2,
       top_p: 0.9,
       reasoning_effort: 'max',
@@ -167,7 +173,7 @@ describe('convertResponsesRequestToChat: parameters', () => {
         service_tier: 'auto',
         text: { format: { type: 'text' }, verbosity: 'low' },
       }),
-    ).toEqual({ model, messages: [{ role: 'user', content: 'Hi' }] });
+    ).toEqual({ model, messages: [{ role: 'user', content: 'Hi' }], max_tokens: outputAllowance });
   });
 
   it('translates function tools, the tool choice and parallel_tool_calls into the nested chat form', () => {
@@ -197,7 +203,7 @@ describe('convertResponsesRequestToChat: parameters', () => {
 
   it('leaves tool_choice and parallel_tool_calls out without tools, where chat upstreams refuse them', () => {
     const request = convert({ input: 'Hi', tool_choice: 'none', parallel_tool_calls: true });
-    expect(request).toEqual({ model, messages: [{ role: 'user', content: 'Hi' }] });
+    expect(request).toEqual({ model, messages: [{ role: 'user', content: 'Hi' }], max_tokens: outputAllowance });
   });
 
   it('refuses hosted tools and tool choices chat has no form for', () => {

@@ -1,0 +1,35 @@
+import { badRequest } from '../../http/gateway-error.ts';
+import { cappedAt, serverToolRefused, toolTypeOf } from '../spend-bounds.ts';
+import type { ResponsesRequest } from './openai-responses-request.ts';
+
+/**
+ * What the reservation bounds on the Responses wire (shared/wires/spend-bounds.ts).
+ * https://platform.openai.com/docs/api-reference/responses/create
+ */
+
+/**
+ * Tools the client runs itself: `function` and `custom`. The built-in tools — file_search, web_search and
+ * web_search_preview (and their dated versions), code_interpreter, computer_use_preview, mcp, image_generation,
+ * local_shell, shell, apply_patch, and any added later — are refused.
+ */
+const clientSideToolTypes = new Set(['function', 'custom']);
+
+export function assertResponsesCostBounded(request: ResponsesRequest): void {
+  for (const [position, tool] of (request.tools ?? []).entries()) {
+    const type = toolTypeOf(tool);
+    if (type === undefined || !clientSideToolTypes.has(type)) {
+      throw serverToolRefused(`tools.${position}`, `a built-in tool of type ${type ?? '(none)'}`);
+    }
+  }
+  // A prompt template stored by the vendor adds input that the estimate never saw.
+  if (request.prompt !== undefined && request.prompt !== null) {
+    throw badRequest(
+      'stored_reference_refused',
+      '"prompt" refers to a template stored by the vendor; under a finite token allowance send instructions and input.',
+    );
+  }
+}
+
+export function withResponsesOutputCap(body: Record<string, unknown>, cap: number): Record<string, unknown> {
+  return { ...body, max_output_tokens: cappedAt(body.max_output_tokens, cap) };
+}
