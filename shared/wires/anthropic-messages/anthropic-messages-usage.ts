@@ -1,5 +1,5 @@
 import * as z from '../../validation/zod.ts';
-import type { StreamUsageReader, UsageReport } from '../usage-report.ts';
+import { type StreamUsageReader, type UsageReport, usageProblem, withUsageProblem } from '../usage-report.ts';
 import type { MessagesStreamEvent } from './anthropic-messages-stream-event.ts';
 
 /**
@@ -33,7 +33,17 @@ function toUsageReport(counts: UsageCounts): UsageReport {
     counts.inputTokens === null
       ? null
       : counts.inputTokens + (counts.cacheReadInputTokens ?? 0) + (counts.cacheCreationInputTokens ?? 0);
-  return { inputTokens, cachedInputTokens: counts.cacheReadInputTokens, outputTokens: counts.outputTokens };
+  // Each part on its own: a negative input_tokens would otherwise hide inside a plausible total.
+  const problem = usageProblem({
+    input_tokens: counts.inputTokens,
+    cache_read_input_tokens: counts.cacheReadInputTokens,
+    cache_creation_input_tokens: counts.cacheCreationInputTokens,
+    output_tokens: counts.outputTokens,
+  });
+  return withUsageProblem(
+    { inputTokens, cachedInputTokens: counts.cacheReadInputTokens, outputTokens: counts.outputTokens },
+    problem,
+  );
 }
 
 export function usageReportOfMessagesUsage(usage: MessagesUsage): UsageReport {

@@ -1,4 +1,4 @@
-import type { StreamUsageReader, UsageReport } from '../usage-report.ts';
+import { type StreamUsageReader, type UsageReport, usageProblem, withUsageProblem } from '../usage-report.ts';
 import type { GeminiResponse, GeminiUsageMetadata } from './gemini-response.ts';
 import type { GeminiStreamEvent } from './gemini-stream-event.ts';
 
@@ -11,11 +11,24 @@ export function usageReportOfGeminiUsage(usage: GeminiUsageMetadata): UsageRepor
   const prompt = usage.promptTokenCount ?? null;
   const candidates = usage.candidatesTokenCount ?? null;
   const thoughts = usage.thoughtsTokenCount ?? null;
-  return {
-    inputTokens: prompt === null ? null : prompt + (usage.toolUsePromptTokenCount ?? 0),
-    cachedInputTokens: usage.cachedContentTokenCount ?? null,
-    outputTokens: candidates === null && thoughts === null ? null : (candidates ?? 0) + (thoughts ?? 0),
-  };
+  const problem = usageProblem(
+    {
+      promptTokenCount: usage.promptTokenCount,
+      cachedContentTokenCount: usage.cachedContentTokenCount,
+      candidatesTokenCount: usage.candidatesTokenCount,
+      thoughtsTokenCount: usage.thoughtsTokenCount,
+      toolUsePromptTokenCount: usage.toolUsePromptTokenCount,
+    },
+    [['cachedContentTokenCount', 'promptTokenCount']],
+  );
+  return withUsageProblem(
+    {
+      inputTokens: prompt === null ? null : prompt + (usage.toolUsePromptTokenCount ?? 0),
+      cachedInputTokens: usage.cachedContentTokenCount ?? null,
+      outputTokens: candidates === null && thoughts === null ? null : (candidates ?? 0) + (thoughts ?? 0),
+    },
+    problem,
+  );
 }
 
 /** The last chunk says why the answer ended, or that the prompt was blocked; either way nothing follows. */

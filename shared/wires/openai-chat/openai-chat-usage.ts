@@ -1,5 +1,5 @@
 import * as z from '../../validation/zod.ts';
-import type { StreamUsageReader, UsageReport } from '../usage-report.ts';
+import { type StreamUsageReader, type UsageReport, usageProblem, withUsageProblem } from '../usage-report.ts';
 import type { ChatStreamEvent } from './openai-chat-stream-event.ts';
 
 /**
@@ -24,11 +24,29 @@ export type ChatUsage = z.infer<typeof chatUsageSchema>;
 
 export function usageReportOfChatUsage(usage: ChatUsage): UsageReport {
   const cached = usage.prompt_tokens_details?.cached_tokens ?? usage.prompt_cache_hit_tokens ?? usage.cached_tokens;
-  return {
+  const report = {
     inputTokens: usage.prompt_tokens ?? null,
     cachedInputTokens: cached ?? null,
     outputTokens: usage.completion_tokens ?? null,
   };
+  const problem = usageProblem(
+    {
+      prompt_tokens: usage.prompt_tokens,
+      completion_tokens: usage.completion_tokens,
+      'prompt_tokens_details.cached_tokens': usage.prompt_tokens_details?.cached_tokens,
+      'prompt_tokens_details.cache_write_tokens': usage.prompt_tokens_details?.cache_write_tokens,
+      'completion_tokens_details.reasoning_tokens': usage.completion_tokens_details?.reasoning_tokens,
+      prompt_cache_hit_tokens: usage.prompt_cache_hit_tokens,
+      cached_tokens: usage.cached_tokens,
+    },
+    [
+      ['prompt_tokens_details.cached_tokens', 'prompt_tokens'],
+      ['prompt_cache_hit_tokens', 'prompt_tokens'],
+      ['cached_tokens', 'prompt_tokens'],
+      ['completion_tokens_details.reasoning_tokens', 'completion_tokens'],
+    ],
+  );
+  return withUsageProblem(report, problem);
 }
 
 /** Usage as the gateway writes it in a chat answer or chunk; a type alias, so it is also the usage a reader reads. */

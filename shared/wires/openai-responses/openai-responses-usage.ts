@@ -1,5 +1,5 @@
 import * as z from '../../validation/zod.ts';
-import type { StreamUsageReader, UsageReport } from '../usage-report.ts';
+import { type StreamUsageReader, type UsageReport, usageProblem, withUsageProblem } from '../usage-report.ts';
 import type { ResponsesStreamEvent } from './openai-responses-stream-event.ts';
 
 /** `input_tokens` includes the cached tokens and `output_tokens` includes reasoning tokens. */
@@ -7,17 +7,31 @@ export const responsesUsageSchema = z.object({
   input_tokens: z.nullish(z.number()),
   input_tokens_details: z.nullish(z.object({ cached_tokens: z.nullish(z.number()) })),
   output_tokens: z.nullish(z.number()),
+  output_tokens_details: z.nullish(z.object({ reasoning_tokens: z.nullish(z.number()) })),
 });
 
 export type ResponsesUsage = z.infer<typeof responsesUsageSchema>;
 
 /** Already in the gateway's terms: input includes cached tokens, output includes reasoning tokens. */
 export function usageReportOfResponsesUsage(usage: ResponsesUsage): UsageReport {
-  return {
+  const report = {
     inputTokens: usage.input_tokens ?? null,
     cachedInputTokens: usage.input_tokens_details?.cached_tokens ?? null,
     outputTokens: usage.output_tokens ?? null,
   };
+  const problem = usageProblem(
+    {
+      input_tokens: usage.input_tokens,
+      output_tokens: usage.output_tokens,
+      'input_tokens_details.cached_tokens': usage.input_tokens_details?.cached_tokens,
+      'output_tokens_details.reasoning_tokens': usage.output_tokens_details?.reasoning_tokens,
+    },
+    [
+      ['input_tokens_details.cached_tokens', 'input_tokens'],
+      ['output_tokens_details.reasoning_tokens', 'output_tokens'],
+    ],
+  );
+  return withUsageProblem(report, problem);
 }
 
 /**
