@@ -14,6 +14,11 @@ const clockSensitiveFiles = [
   'test/accounting/admission-races.test.ts',
   'test/accounting/accounting-faults.test.ts',
   'test/local/lambda-stream-shim.test.ts',
+  'test/e2e/reservation-bounds.test.ts',
+  'test/e2e/usage-validation.test.ts',
+  'test/e2e/translated-route-failures.test.ts',
+  'test/accounting/settlement-on-every-path.test.ts',
+  'test/accounting/admission-handle.test.ts',
 ];
 /**
  * The accounting and usage end-to-end files, which run on the default engine (SQLite) with everything else and
@@ -30,6 +35,9 @@ const engineSensitiveFiles = [
   'test/usage/usage-totals-map.test.ts',
   'test/usage/usage-visibility.test.ts',
   'test/local/lambda-stream-shim.test.ts',
+  'test/e2e/reservation-bounds.test.ts',
+  'test/e2e/usage-validation.test.ts',
+  'test/accounting/settlement-on-every-path.test.ts',
 ];
 // Past instants on purpose: a deadline taken from the calendar clock would already have passed at each of them.
 const pinnedInstants = ['2024-02-29T12:30:00.000Z', '2025-12-31T23:59:50.000Z'];

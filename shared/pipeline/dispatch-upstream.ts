@@ -15,12 +15,16 @@ const timeoutReason = Symbol('upstream time-out');
 /**
  * Sends the request upstream once: no retry, no fallback (spec §4.3 rule 5), and no redirect followed. The
  * caller's abort signal cancels it; a connection failure is a 502 and no answer within the time-out a 504 (spec §7).
+ * The request deadline aborts the call at any point, the body's reading included, as a time-out.
  */
 export async function dispatchUpstream(
   upstreamRequest: UpstreamHttpRequest,
   options: {
     clientSignal: AbortSignal | undefined;
+    /** Time allowed for the response headers. */
     timeoutMs: number;
+    /** The request deadline's signal (shared/clock/monotonic-deadline.ts). */
+    deadline: AbortSignal;
     /** Whether this connection may reach loopback and private addresses (shared/net/upstream-address.ts). */
     network: UpstreamNetwork;
   },
@@ -30,6 +34,9 @@ export async function dispatchUpstream(
   const onClientAbort = () => abort(new ClientGoneError());
   options.clientSignal?.addEventListener('abort', onClientAbort, { once: true });
   if (options.clientSignal?.aborted) onClientAbort();
+  const onDeadline = () => abort(timeoutReason);
+  options.deadline.addEventListener('abort', onDeadline, { once: true });
+  if (options.deadline.aborted) onDeadline();
   const timer = setTimeout(() => abort(timeoutReason), options.timeoutMs);
   try {
     const response = await requestUpstream(upstreamRequest.url, {
@@ -81,13 +88,22 @@ export function upstreamFailure(signal: AbortSignal, error: unknown): Error {
   return new GatewayError(502, 'upstream_unreachable', 'The upstream connection failed.', { cause: error });
 }
 
-/** Reads a whole (non-streamed) upstream body, still under the time-out. */
+/**
+ * Reads a whole (non-streamed) upstream body, still under the time-out. The headers came, so a body that breaks off
+ * is an interrupted answer, not an unreachable upstream.
+ */
 export async function readUpstreamText(call: UpstreamCall, timeoutMs: number): Promise<string> {
   const timer = setTimeout(() => call.abort(timeoutReason), timeoutMs);
   try {
     return await call.response.text();
   } catch (error) {
-    throw upstreamFailure(call.signal, error);
+    const failure = upstreamFailure(call.signal, error);
+    if (failure instanceof GatewayError && failure.code === 'upstream_unreachable') {
+      throw new GatewayError(502, 'upstream_interrupted', 'The upstream answer broke off before it was complete.', {
+        cause: error,
+      });
+    }
+    throw failure;
   } finally {
     clearTimeout(timer);
   }

@@ -1,24 +1,27 @@
-import { admit } from '../accounting/admit.ts';
+import {
+  type AdmissionHandle,
+  type AdmissionRequest,
+  admitRequest,
+  type RequestOutcome,
+} from '../accounting/admission-handle.ts';
 import { estimateInputTokens } from '../accounting/estimate-input-tokens.ts';
 import { outputAllowance } from '../accounting/output-allowance.ts';
 import { assertSelfContainedText } from '../accounting/self-contained-text.ts';
-import { settle } from '../accounting/settle.ts';
 import { assertFitsContextWindow } from '../catalog/context-window.ts';
-import { deadlineIn, startStopwatch } from '../clock/monotonic-deadline.ts';
-import { type GatewayServices, trackBackground } from '../config/gateway-services.ts';
+import { type RequestDeadline, startRequestDeadline } from '../clock/monotonic-deadline.ts';
+import type { GatewayServices } from '../config/gateway-services.ts';
 import { GatewayError } from '../http/gateway-error.ts';
 import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
 import { renderFailure } from '../http/render-error.ts';
 import type { RouteMatch } from '../http/route-table.ts';
-import { upstreamNetworkFor } from '../net/upstream-address.ts';
+import { type UpstreamNetwork, upstreamNetworkFor } from '../net/upstream-address.ts';
 import { logger } from '../observability/logger.ts';
 import { newId } from '../store/ids.ts';
-import type { RunningRecord } from '../store/usage-records.ts';
-import { translateRequest } from '../translation/wire-translation.ts';
+import { translateRequest, type WireTranslation } from '../translation/wire-translation.ts';
 import type { ClientWireFormat, StreamFraming, WireRequest } from '../wires/client-wire-format.ts';
 import { parseJson } from '../wires/parse-json.ts';
+import type { UpstreamHttpRequest, UpstreamWireFormat } from '../wires/upstream-wire-format.ts';
 import { upstreamWireFor } from '../wires/upstream-wires.ts';
-import type { UsageReport } from '../wires/usage-report.ts';
 import { dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
 import { forwardedHeaders, withForwardedHeaders } from './forwarded-headers.ts';
 import { relayEventStream } from './relay-event-stream.ts';
@@ -27,6 +30,10 @@ import { readAndRoute } from './route-request.ts';
 /**
  * The request pipeline of every inference wire: read, authenticate, validate, route and authorize, reserve and
  * admit, dispatch, relay, settle. Never throws: refusals are rendered in the wire's error envelope.
+ *
+ * From admission on the request is held by its `AdmissionHandle`, and every path ends in it: an answer hands it the
+ * answer's outcome, a failure anywhere after admission is rendered here and hands it the failure, and the `finally`
+ * closes it, which settles whatever no path settled. A deadline timer of the request's own ends it on time.
  */
 export async function handleInference<Request extends WireRequest, ClientEvent, UpstreamEvent>(
   services: GatewayServices,
@@ -34,14 +41,35 @@ export async function handleInference<Request extends WireRequest, ClientEvent, 
   route: RouteMatch,
   clientWire: ClientWireFormat<Request, ClientEvent, UpstreamEvent>,
 ): Promise<GatewayResponse> {
+  const deadline = startRequestDeadline(services.config.maxRequestMs);
   const framing = clientWire.streamFraming?.({ innerPath: route.innerPath, query: request.query });
+  let admitted: AdmissionHandle | undefined;
   try {
-    return await runPipeline(services, request, route, clientWire, framing);
+    const prepared = await prepareRequest(services, request, route, clientWire, framing);
+    admitted = await admitRequest(services, { ...prepared.admission, deadline });
+    const answer = await answerAdmitted(services, request, prepared, deadline, framing);
+    return {
+      ...answer.response,
+      headers: { ...answer.response.headers, 'x-request-id': prepared.requestId },
+      afterResponse: admitted.settle(answer.outcome),
+    };
   } catch (error) {
-    return framedError(
-      renderFailure(error, clientWire.envelope, { operation: 'request', requestId: request.requestId }),
+    const failure = framedError(
+      renderFailure(error, clientWire.envelope, {
+        operation: admitted ? 'upstream call' : 'request',
+        requestId: admitted?.requestId ?? request.requestId,
+      }),
       framing,
     );
+    if (admitted === undefined) return failure;
+    return {
+      ...failure,
+      headers: { ...failure.headers, 'x-request-id': admitted.requestId },
+      afterResponse: admitted.settle({ status: failure.statusCode, completed: false, usage: undefined }),
+    };
+  } finally {
+    if (admitted) admitted.close();
+    else deadline.stop();
   }
 }
 
@@ -50,22 +78,43 @@ function framedError<Answer extends { body: string }>(answer: Answer, framing: S
   return framing && answer.body.length > 0 ? { ...answer, body: framing.errorBody(answer.body) } : answer;
 }
 
-async function runPipeline<Request extends WireRequest, ClientEvent, UpstreamEvent>(
+/** A request read, routed, authorized, validated and translated: ready to be admitted and sent. */
+interface PreparedRequest {
+  requestId: string;
+  /** What admission reserves and records. */
+  admission: Omit<AdmissionRequest, 'deadline'>;
+  stream: boolean;
+  upstream: UpstreamHttpRequest;
+  upstreamWire: UpstreamWireFormat<unknown, unknown>;
+  translation: WireTranslation;
+  network: UpstreamNetwork;
+}
+
+/**
+ * Everything before admission. Every refusal happens here, before anything is reserved: the policy, the rules of
+ * a finite allowance (self-contained text, nothing whose cost the reservation cannot bound), the model's limits
+ * and the translation.
+ */
+async function prepareRequest<Request extends WireRequest, ClientEvent, UpstreamEvent>(
   services: GatewayServices,
   request: GatewayRequest,
   route: RouteMatch,
   clientWire: ClientWireFormat<Request, ClientEvent, UpstreamEvent>,
   framing: StreamFraming | undefined,
-): Promise<GatewayResponse> {
+): Promise<PreparedRequest> {
   const { config } = services;
   const { principal, clientRequest, address, routed } = await readAndRoute(services, request, route, clientWire, {
     admittedAfter: true,
   });
-  if (principal.member.policy.dailyTokens !== undefined) assertSelfContainedText(clientRequest);
+  if (principal.member.policy.dailyTokens !== undefined) {
+    clientWire.assertCostBounded(clientRequest);
+    assertSelfContainedText(clientRequest);
+  }
   const { model, connection } = routed;
   const stream = clientWire.isStream(clientRequest, address);
   const requestedOutput = clientWire.requestedOutput(clientRequest);
   const inputEstimate = estimateInputTokens(clientRequest);
+  // The most output one answer may produce: it goes upstream as the wire's own cap.
   const allowance = outputAllowance({
     requested: requestedOutput,
     modelMaxOutput: model.catalog?.maxOutput ?? null,
@@ -74,7 +123,6 @@ async function runPipeline<Request extends WireRequest, ClientEvent, UpstreamEve
   });
   assertFitsContextWindow(model.catalog, inputEstimate, requestedOutput);
   const requestId = newId('req');
-  const now = services.now();
   const upstreamWire = upstreamWireFor(connection.wire);
   const translation = translateRequest(
     clientRequest,
@@ -84,95 +132,71 @@ async function runPipeline<Request extends WireRequest, ClientEvent, UpstreamEve
       publicModel: model.publicId,
       upstreamModel: model.upstreamModel,
       outputAllowance: allowance,
-      createdAt: now,
+      createdAt: services.now(),
     },
   );
   const forwarded = forwardedHeaders(upstreamWire, clientWire.wire === connection.wire, request.headers);
   const credential = await services.secrets.read(connection.secretName);
-
-  const admission = await admit(services, {
-    principal,
+  const upstream = withForwardedHeaders(
+    upstreamWire.buildUpstreamRequest({
+      target: { baseUrl: connection.baseUrl, credential },
+      body: translation.upstreamRequest,
+      upstreamModel: model.upstreamModel,
+      stream,
+      operation: 'generate',
+      outputCap: allowance,
+    }),
+    forwarded,
+  );
+  return {
     requestId,
-    reserve: inputEstimate + allowance,
-    holderDailyRequests: routed.holderDailyRequests,
-  });
-  const record: RunningRecord = {
-    id: requestId,
-    memberId: principal.memberId,
-    keyId: principal.keyId,
-    provider: model.provider,
-    model: model.publicId,
-    connectionId: connection.id,
-    upstream: routed.upstream,
-    wire: clientWire.wire,
-    stream,
-    startedAt: admission.admittedAt.toISOString(),
-    day: admission.day,
-    reserved: admission.reserved,
-    state: 'running',
-  };
-  // The running record need not precede dispatch: it goes out alongside the upstream call.
-  const runningWrite = services.store.records.putRunning(record).catch((error: unknown) => {
-    logger.warn('running record not written', { requestId, error });
-  });
-  const stopwatch = startStopwatch();
-  const finish = (status: number, completed: boolean, usage: UsageReport | undefined) =>
-    trackBackground(
-      services,
-      runningWrite
-        .then(() =>
-          settle(services, {
-            record,
-            status,
-            completed,
-            usage,
-            endedAt: services.now(),
-            durationMs: stopwatch.elapsedMs(),
-          }),
-        )
-        // Before the lease was released the reaper settles it when the lease expires; after, the record stays
-        // running (README: what settlement's ordered writes cannot promise).
-        .catch((error: unknown) => logger.error('settlement failed', { requestId, error })),
-    ) as Promise<void>;
-  const responseHeaders = { 'x-request-id': requestId };
-  // Every wait below ends by the request's deadline, so no request outlives the lease admission took for it.
-  const deadline = deadlineIn(config.maxRequestMs);
-  const timeLeft = () => Math.max(1, Math.min(config.upstreamTimeoutMs, deadline.remainingMs()));
-  // The upstream could not be reached, timed out, or the client left: the answer and the record agree on it.
-  const upstreamFailed = (error: unknown): GatewayResponse => {
-    const answer = framedError(
-      renderFailure(error, clientWire.envelope, { operation: 'upstream call', requestId }),
-      framing,
-    );
-    return {
-      ...answer,
-      headers: { ...answer.headers, ...responseHeaders },
-      afterResponse: finish(answer.statusCode, false, undefined),
-    };
-  };
-
-  let call: Awaited<ReturnType<typeof dispatchUpstream>>;
-  try {
-    call = await dispatchUpstream(
-      withForwardedHeaders(
-        upstreamWire.buildUpstreamRequest({
-          target: { baseUrl: connection.baseUrl, credential },
-          body: translation.upstreamRequest,
-          upstreamModel: model.upstreamModel,
-          stream,
-          operation: 'generate',
-        }),
-        forwarded,
-      ),
-      {
-        clientSignal: request.clientSignal,
-        timeoutMs: timeLeft(),
-        network: upstreamNetworkFor(config.privateUpstreams, connection),
+    admission: {
+      principal,
+      requestId,
+      // Every answer the request asks for (`n`, `candidateCount`) may be as long as the allowance.
+      reserve: inputEstimate + allowance * clientWire.answerCount(clientRequest),
+      holderDailyRequests: routed.holderDailyRequests,
+      describes: {
+        provider: model.provider,
+        model: model.publicId,
+        connectionId: connection.id,
+        upstream: routed.upstream,
+        wire: clientWire.wire,
+        stream,
       },
-    );
-  } catch (error) {
-    return upstreamFailed(error);
-  }
+    },
+    stream,
+    upstream,
+    upstreamWire,
+    translation,
+    network: upstreamNetworkFor(config.privateUpstreams, connection),
+  };
+}
+
+/** The answer of an admitted request, and how it ended (a stream: once its relay has ended). */
+interface AdmittedAnswer {
+  response: Omit<GatewayResponse, 'afterResponse'>;
+  outcome: RequestOutcome | Promise<RequestOutcome>;
+}
+
+/** Dispatch and relay. Throws on failure; the caller renders it and settles the request with it. */
+async function answerAdmitted(
+  services: GatewayServices,
+  request: GatewayRequest,
+  prepared: PreparedRequest,
+  deadline: RequestDeadline,
+  framing: StreamFraming | undefined,
+): Promise<AdmittedAnswer> {
+  const { config } = services;
+  const { upstreamWire, translation, stream, requestId } = prepared;
+  // Every wait below also ends at the request's deadline, whose own timer aborts the call whatever it is doing.
+  const timeLeft = () => Math.max(1, Math.min(config.upstreamTimeoutMs, deadline.remainingMs()));
+  const call = await dispatchUpstream(prepared.upstream, {
+    clientSignal: request.clientSignal,
+    timeoutMs: timeLeft(),
+    deadline: deadline.signal,
+    network: prepared.network,
+  });
 
   const upstreamStatus = call.response.status;
   const contentType = call.response.headers.get('content-type') ?? 'application/json';
@@ -188,53 +212,46 @@ async function runPipeline<Request extends WireRequest, ClientEvent, UpstreamEve
             : new GatewayError(502, 'upstream_interrupted', 'The upstream stream was interrupted.'),
         ),
       idleTimeoutMs: config.upstreamTimeoutMs,
-      deadline,
+      deadline: deadline.signal,
       abortUpstream: call.abort,
     });
-    const afterResponse = relay.ended.then(({ completed, usage, fault }) => {
-      if (fault !== undefined) logger.error('stream relay failed', { requestId, error: fault });
-      return finish(upstreamStatus, completed, usage);
-    });
     return {
-      statusCode: upstreamStatus,
-      headers: {
-        ...responseHeaders,
-        'content-type': framing?.contentType ?? 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache',
-        'x-accel-buffering': 'no',
+      response: {
+        statusCode: upstreamStatus,
+        headers: {
+          'content-type': framing?.contentType ?? 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-cache',
+          'x-accel-buffering': 'no',
+        },
+        body: relay.body,
       },
-      body: relay.body,
-      afterResponse,
+      outcome: relay.ended.then(({ completed, usage, fault }) => {
+        if (fault !== undefined) logger.error('stream relay failed', { requestId, error: fault });
+        return { status: upstreamStatus, completed, usage };
+      }),
     };
   }
 
   // A whole body: a non-streamed answer, or an upstream error before the first byte (its status is preserved).
-  let text: string;
-  try {
-    text = await readUpstreamText(call, timeLeft());
-  } catch (error) {
-    return upstreamFailed(error);
-  }
+  const text = await readUpstreamText(call, timeLeft());
   if (upstreamStatus >= 400) {
     return {
-      statusCode: upstreamStatus,
-      headers: { ...responseHeaders, 'content-type': contentType },
-      body: translation.errorBody(text),
-      afterResponse: finish(upstreamStatus, true, undefined),
+      response: {
+        statusCode: upstreamStatus,
+        headers: { 'content-type': contentType },
+        body: translation.errorBody(text),
+      },
+      outcome: { status: upstreamStatus, completed: true, usage: undefined },
     };
   }
   // The answer's JSON is parsed once: its usage is read from it, and a translation converts it.
   const answer = parseJson(text);
-  let body: string;
-  try {
-    body = translation.answerBody(text, answer);
-  } catch (error) {
-    return upstreamFailed(error);
-  }
   return {
-    statusCode: upstreamStatus,
-    headers: { ...responseHeaders, 'content-type': contentType },
-    body,
-    afterResponse: finish(upstreamStatus, true, upstreamWire.usageOfAnswer(answer)),
+    response: {
+      statusCode: upstreamStatus,
+      headers: { 'content-type': contentType },
+      body: translation.answerBody(text, answer),
+    },
+    outcome: { status: upstreamStatus, completed: true, usage: upstreamWire.usageOfAnswer(answer) },
   };
 }

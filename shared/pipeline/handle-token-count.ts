@@ -1,3 +1,4 @@
+import { startRequestDeadline } from '../clock/monotonic-deadline.ts';
 import type { GatewayServices } from '../config/gateway-services.ts';
 import { badRequest, GatewayError } from '../http/gateway-error.ts';
 import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
@@ -73,31 +74,37 @@ async function countUpstream<Request extends WireRequest>(
   const forwarded = forwardedHeaders(upstreamWire, true, request.headers);
   const credential = await services.secrets.read(connection.secretName);
 
-  const call = await dispatchUpstream(
-    withForwardedHeaders(
-      upstreamWire.buildUpstreamRequest({
-        target: { baseUrl: connection.baseUrl, credential },
-        body: clientRequest,
-        upstreamModel: model.upstreamModel,
-        stream: false,
-        operation: 'count-tokens',
-      }),
-      forwarded,
-    ),
-    {
-      clientSignal: request.clientSignal,
-      timeoutMs: config.upstreamTimeoutMs,
-      network: upstreamNetworkFor(config.privateUpstreams, connection),
-    },
-  );
-  // The upstream's answer, error or not, with its own status (spec §7 rule 1).
-  const text = await readUpstreamText(call, config.upstreamTimeoutMs);
-  return countAnswer(
-    call.response.status,
-    call.response.headers.get('content-type') ?? 'application/json',
-    text,
-    'upstream',
-  );
+  const deadline = startRequestDeadline(config.maxRequestMs);
+  try {
+    const call = await dispatchUpstream(
+      withForwardedHeaders(
+        upstreamWire.buildUpstreamRequest({
+          target: { baseUrl: connection.baseUrl, credential },
+          body: clientRequest,
+          upstreamModel: model.upstreamModel,
+          stream: false,
+          operation: 'count-tokens',
+        }),
+        forwarded,
+      ),
+      {
+        clientSignal: request.clientSignal,
+        timeoutMs: config.upstreamTimeoutMs,
+        deadline: deadline.signal,
+        network: upstreamNetworkFor(config.privateUpstreams, connection),
+      },
+    );
+    // The upstream's answer, error or not, with its own status (spec §7 rule 1).
+    const text = await readUpstreamText(call, config.upstreamTimeoutMs);
+    return countAnswer(
+      call.response.status,
+      call.response.headers.get('content-type') ?? 'application/json',
+      text,
+      'upstream',
+    );
+  } finally {
+    deadline.stop();
+  }
 }
 
 /**

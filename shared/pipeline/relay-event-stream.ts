@@ -1,4 +1,3 @@
-import type { Deadline } from '../clock/monotonic-deadline.ts';
 import { createSseEventSplitter } from '../sse/sse-event-splitter.ts';
 import { type EventTransformer, runTransformer } from '../streams/event-transformer.ts';
 import type { ClientChunk, RelayedEvent } from '../streams/relayed-event.ts';
@@ -23,8 +22,11 @@ export interface RelayOptions<Event> {
   /** The closing event in the client's wire, sent when the upstream fails mid-stream. */
   failureEvent: (reason: 'interrupted' | 'timeout') => string;
   idleTimeoutMs: number;
-  /** When the whole request must end, stream included; the stream is cut there. */
-  deadline: Deadline;
+  /**
+   * Aborted when the whole request must end: the stream is cut there by this signal's own timer, whether or not
+   * the client is reading (a client that stops reading must not hold the upstream open).
+   */
+  deadline: AbortSignal;
   abortUpstream: (reason: unknown) => void;
 }
 
@@ -36,7 +38,9 @@ export interface RelayOptions<Event> {
  * The stream is pull-based with no buffer of its own (highWaterMark 0): the next upstream chunk is read only when
  * the client has taken what the last one produced, so a slow client slows the upstream instead of filling
  * memory, and the relay never holds more than the events of one upstream chunk. The idle time-out runs only
- * while the relay waits on the upstream, never while it waits on the client.
+ * while the relay waits on the upstream, never while it waits on the client; the request deadline runs always, and
+ * when it passes the upstream is aborted and the client's stream ends with the time-out event after whatever it
+ * has not read yet.
  */
 export function relayEventStream<Event>(options: RelayOptions<Event>): {
   body: ReadableStream<Uint8Array>;
@@ -76,27 +80,51 @@ export function relayEventStream<Event>(options: RelayOptions<Event>): {
       resolve(ending);
     };
   });
-  const end = (completed: boolean, fault?: unknown) =>
-    finish({ completed, usage: usageReader.result(), ...(fault === undefined ? {} : { fault }) });
+
+  let output: ReadableStreamDefaultController<Uint8Array> | undefined;
+  /** The client's stream is closed (or cancelled): nothing more may be written to it. */
+  let closed = false;
+  const onDeadline = () => close('timeout', upstreamTimeoutReason);
+  /** Ends the client's stream once: with the wire's failure event when the upstream did not finish the answer. */
+  function close(failure: 'interrupted' | 'timeout' | undefined, abortReason?: unknown, fault?: unknown): void {
+    if (closed) return;
+    closed = true;
+    options.deadline.removeEventListener('abort', onDeadline);
+    if (abortReason !== undefined) {
+      options.abortUpstream(abortReason);
+      reader.cancel(abortReason).catch(() => {});
+    }
+    if (failure !== undefined) output?.enqueue(Buffer.from(options.failureEvent(failure)));
+    output?.close();
+    finish({
+      completed: failure === undefined && !upstreamReportedFailure,
+      usage: usageReader.result(),
+      ...(fault === undefined ? {} : { fault }),
+    });
+  }
 
   const body = new ReadableStream<Uint8Array>(
     {
+      start(controller) {
+        output = controller;
+        if (options.deadline.aborted) onDeadline();
+        else options.deadline.addEventListener('abort', onDeadline, { once: true });
+      },
       async pull(controller) {
-        for (;;) {
-          const wait = Math.max(0, Math.min(options.idleTimeoutMs, options.deadline.remainingMs()));
-          const idle = setTimeout(() => options.abortUpstream(upstreamTimeoutReason), wait);
+        while (!closed) {
+          const idle = setTimeout(() => options.abortUpstream(upstreamTimeoutReason), options.idleTimeoutMs);
           let chunk: Awaited<ReturnType<typeof reader.read>>;
           try {
             chunk = await reader.read();
           } catch (error) {
             const timedOut = error === upstreamTimeoutReason || (error as Error)?.cause === upstreamTimeoutReason;
-            controller.enqueue(Buffer.from(options.failureEvent(timedOut ? 'timeout' : 'interrupted')));
-            controller.close();
-            end(false);
+            close(timedOut ? 'timeout' : 'interrupted');
             return;
           } finally {
             clearTimeout(idle);
           }
+          // The deadline may have ended the stream while this read was waiting.
+          if (closed) return;
           try {
             if (chunk.done) {
               // Some engines omit the blank line after the last event; the splitter still hands it over.
@@ -107,30 +135,25 @@ export function relayEventStream<Event>(options: RelayOptions<Event>): {
             }
           } catch (fault) {
             // A fault of the gateway's own (a translator that threw): the client's stream ends as interrupted.
-            options.abortUpstream(fault);
-            reader.cancel(fault).catch(() => {});
             pending = [];
-            controller.enqueue(Buffer.from(options.failureEvent('interrupted')));
-            controller.close();
-            end(false, fault);
+            close('interrupted', fault, fault);
             return;
           }
           const bytes = takePending();
+          if (bytes) controller.enqueue(bytes);
           if (chunk.done) {
-            if (bytes) controller.enqueue(bytes);
-            controller.close();
-            end(!upstreamReportedFailure);
+            close(undefined);
             return;
           }
-          if (bytes) {
-            controller.enqueue(bytes);
-            return;
-          }
+          if (bytes) return;
         }
       },
       cancel(reason) {
+        if (closed) return;
+        closed = true;
+        options.deadline.removeEventListener('abort', onDeadline);
         options.abortUpstream(reason);
-        end(false);
+        finish({ completed: false, usage: usageReader.result() });
       },
     },
     { highWaterMark: 0 },

@@ -1,13 +1,16 @@
+import { once } from 'node:events';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { FakeUpstream } from '../support/fake-upstream.ts';
+import { createStreamGate, type FakeUpstream } from '../support/fake-upstream.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 import { memberAfterSettlement, settledRecord } from '../support/usage-records.ts';
 
 // Each chunk comes well within the time-out, but the whole stream takes longer than the request deadline.
+const maxRequestMs = 800;
 const fixture = useGatewayFixture({
-  environment: { GATEWAY_MAX_REQUEST_MS: '800', GATEWAY_UPSTREAM_TIMEOUT_MS: '5000' },
+  environment: { GATEWAY_MAX_REQUEST_MS: String(maxRequestMs), GATEWAY_UPSTREAM_TIMEOUT_MS: '5000' },
   connections: [{ provider: 'acme', wire: 'openai-chat', models: ['slow'] }],
 });
 let upstream: FakeUpstream;
@@ -41,5 +44,89 @@ describe('the request deadline', () => {
     expect(record.charge).toBe(record.reserved);
     expect((await memberAfterSettlement(gateway.host.services, memberId)).leases).toEqual({});
     expect((await upstream.waitForClientClose(0)).clientClosedEarly).toBe(true);
+  });
+});
+
+/** Sends a chat request over node:http, so the test decides when the response is read. */
+async function openChatStream(key: string, body: Record<string, unknown>): Promise<IncomingMessage> {
+  const payload = JSON.stringify(body);
+  const outgoing = httpRequest(`${gateway.baseURL}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+  });
+  outgoing.end(payload);
+  const [response] = (await once(outgoing, 'response')) as [IncomingMessage];
+  return response;
+}
+
+describe('the request deadline without the client`s help', () => {
+  it('ends a stream whose client stopped reading: the upstream is closed and the request settled, still unread', async () => {
+    const { memberId, key } = await gateway.admin.createMemberWithKey({ dailyTokens: 10_000_000 });
+    // Far more than the sockets between the three parties buffer, sent as fast as it is taken.
+    const piece = 'x'.repeat(16 * 1024);
+    upstream.nextResponse({ type: 'answer', textChunks: Array.from({ length: 2_000 }, () => piece) });
+    const response = await openChatStream(key, {
+      model: 'acme/slow',
+      messages: [{ role: 'user', content: 'flood me' }],
+      stream: true,
+    });
+    expect(response.statusCode).toBe(200);
+    const [first] = (await once(response, 'data')) as [Buffer];
+    expect(first.length).toBeGreaterThan(0);
+    response.pause();
+
+    // Nothing is read from here on: the gateway alone must close the upstream at the deadline.
+    const ended = await upstream.waitForOutcome(0, maxRequestMs + 10_000);
+    expect(ended).toBe('client-closed');
+    const sent = upstream.requests[0]!;
+    expect(sent.chunksSent).toBeLessThan(2_000);
+    // Not before the deadline: the upstream received the request a little after the deadline started.
+    expect(sent.closedAtMs! - sent.receivedAtMs).toBeGreaterThan(maxRequestMs / 2);
+    const record = await settledRecord(gateway.host.services, response.headers['x-request-id'] as string);
+    expect(record).toMatchObject({ state: 'failed', source: 'conservative' });
+    expect((await memberAfterSettlement(gateway.host.services, memberId)).leases).toEqual({});
+
+    // Read again, the client gets what was already on its way and the end of the stream, with the time-out event.
+    response.resume();
+    let tail = '';
+    response.setEncoding('utf8');
+    response.on('data', (chunk: string) => {
+      tail = (tail + chunk).slice(-4_096);
+    });
+    await once(response, 'end');
+    expect(tail).toContain('upstream_timeout');
+  });
+
+  it('answers 504 at the deadline when the upstream sends nothing at all, and closes it', async () => {
+    const { memberId, key } = await gateway.admin.createMemberWithKey({ dailyTokens: 10_000_000 });
+    upstream.nextResponse({ type: 'hang' });
+    const client = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
+    const error = await client.chat.completions
+      .create({ model: 'acme/slow', messages: [{ role: 'user', content: 'anyone?' }] })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(504);
+    expect(await upstream.waitForOutcome(0)).toBe('client-closed');
+    expect((await memberAfterSettlement(gateway.host.services, memberId)).leases).toEqual({});
+  });
+
+  it('ends a stream whose first event never comes', async () => {
+    const { memberId, key } = await gateway.admin.createMemberWithKey({ dailyTokens: 10_000_000 });
+    upstream.nextResponse({ type: 'answer', gate: createStreamGate({ initiallyReleased: 0 }) });
+    const response = await openChatStream(key, {
+      model: 'acme/slow',
+      messages: [{ role: 'user', content: 'anyone?' }],
+      stream: true,
+    });
+    expect(response.statusCode).toBe(200);
+    response.setEncoding('utf8');
+    let text = '';
+    response.on('data', (chunk: string) => {
+      text += chunk;
+    });
+    await once(response, 'end');
+    expect(text).toContain('upstream_timeout');
+    expect(await upstream.waitForOutcome(0)).toBe('client-closed');
+    expect((await memberAfterSettlement(gateway.host.services, memberId)).leases).toEqual({});
   });
 });

@@ -1,6 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { deadlineIn } from '../../shared/clock/monotonic-deadline.ts';
 import { relayEventStream } from '../../shared/pipeline/relay-event-stream.ts';
 import type { SseMessage } from '../../shared/sse/sse-event-splitter.ts';
 import type { EventTransformer } from '../../shared/streams/event-transformer.ts';
@@ -52,18 +51,20 @@ function relay<Event>(
   chunks: readonly (string | Uint8Array)[],
   upstreamWire: Pick<UpstreamWireFormat<unknown, Event>, 'parseEvent' | 'isFailure' | 'createUsageReader'>,
   toClient: EventTransformer<RelayedEvent<Event>, ClientChunk>,
+  options: { deadline?: AbortSignal; upstream?: ReadableStream<Uint8Array> } = {},
 ) {
   const upstream = upstreamOf(chunks);
+  const aborts: unknown[] = [];
   const relayed = relayEventStream({
-    upstream: upstream.stream,
+    upstream: options.upstream ?? upstream.stream,
     upstreamWire,
     toClient,
     failureEvent: (reason) => `event: error\ndata: {"reason":"${reason}"}\n\n`,
     idleTimeoutMs: 60_000,
-    deadline: deadlineIn(60_000),
-    abortUpstream: () => {},
+    deadline: options.deadline ?? new AbortController().signal,
+    abortUpstream: (reason) => aborts.push(reason),
   });
-  return { ...relayed, reads: upstream.reads };
+  return { ...relayed, reads: upstream.reads, aborts };
 }
 
 const messageStart =
@@ -185,5 +186,63 @@ describe('backpressure', () => {
       expect(reads()).toBeLessThanOrEqual(taken + 1);
     }
     await reader.cancel();
+  });
+});
+
+describe('the request deadline', () => {
+  const plenty = Array.from({ length: 1000 }, (_, index) => chatChunk(`token ${index}`));
+
+  it('ends the stream while the client is not reading: the upstream is aborted and the relay has ended', async () => {
+    const deadline = new AbortController();
+    const { body, ended, aborts, reads } = relay(plenty, openaiChatUpstreamWire, passThroughStream(undefined), {
+      deadline: deadline.signal,
+    });
+    const reader = body.getReader();
+    const first = await reader.read();
+    expect(first.done).toBe(false);
+    // The client stops reading; nothing is waiting on the upstream either. The deadline's own timer fires.
+    deadline.abort();
+    const ending = await ended;
+    expect(ending.completed).toBe(false);
+    expect(aborts).toHaveLength(1);
+    expect(reads()).toBeLessThanOrEqual(2);
+    // When the client reads again, the stream ends with the time-out event, after nothing more of the upstream.
+    const rest: string[] = [];
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      rest.push(new TextDecoder().decode(next.value));
+    }
+    expect(rest).toEqual(['event: error\ndata: {"reason":"timeout"}\n\n']);
+  });
+
+  it('ends the stream while the relay waits on an upstream that sends nothing', async () => {
+    const deadline = new AbortController();
+    const silent = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}) }, { highWaterMark: 0 });
+    const { body, ended, aborts } = relay([], openaiChatUpstreamWire, passThroughStream(undefined), {
+      deadline: deadline.signal,
+      upstream: silent,
+    });
+    const text = new Response(body).text();
+    await nextTurn();
+    deadline.abort();
+    expect(await text).toBe('event: error\ndata: {"reason":"timeout"}\n\n');
+    expect((await ended).completed).toBe(false);
+    expect(aborts).toHaveLength(1);
+  });
+
+  it('changes nothing once the stream has ended', async () => {
+    const deadline = new AbortController();
+    const { body, ended, aborts } = relay(
+      [chatChunk('Hi'), usageChunk],
+      openaiChatUpstreamWire,
+      passThroughStream(undefined),
+      {
+        deadline: deadline.signal,
+      },
+    );
+    const text = await new Response(body).text();
+    deadline.abort();
+    expect(text).not.toContain('timeout');
+    expect((await ended).completed).toBe(true);
+    expect(aborts).toEqual([]);
   });
 });
