@@ -9,9 +9,9 @@ import type { MessagesRequest } from './anthropic-messages-request.ts';
 /**
  * Custom tools — a name and an `input_schema`, with no `type` or `type: "custom"` — are the ones the client runs.
  * Every versioned tool the vendor defines is refused: its server tools (web_search_…, web_fetch_…,
- * code_execution_…, tool_search_tool_…), the tools it defines for clients to run in a sandbox it bills
- * (computer_…, bash_…, text_editor_…, memory_…), MCP toolsets, and whatever comes next; so is `mcp_servers`,
- * the MCP connector, whose tools the vendor calls itself.
+ * code_execution_…, tool_search_tool_…), the tools it defines for clients to run (computer_…, bash_…,
+ * text_editor_…, memory_…), whose definitions it writes into the prompt itself, input the estimate never sees,
+ * MCP toolsets, and whatever comes next; so is `mcp_servers`, the MCP connector, whose tools the vendor calls.
  */
 export function assertMessagesCostBounded(request: MessagesRequest): void {
   if (Array.isArray(request.mcp_servers) ? request.mcp_servers.length > 0 : request.mcp_servers != null) {
