@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { estimateInputTokens } from '../../shared/accounting/estimate-input-tokens.ts';
-import { useGatewayFixture } from '../support/gateway-fixture.ts';
-import type { TestGateway } from '../support/test-gateway.ts';
+import { acmeOnEveryWire, alphaRoutes, useGatewayFixture } from '../support/gateway-fixture.ts';
+import { postJson, type TestGateway } from '../support/test-gateway.ts';
 import { settledRecord } from '../support/usage-records.ts';
 
 /**
@@ -16,14 +16,7 @@ import { settledRecord } from '../support/usage-records.ts';
  * estimate's error: the output alone always fits in what the reservation holds beyond the input estimate.
  */
 const fixture = useGatewayFixture({
-  connections: [
-    { provider: 'acme', wire: 'openai-chat', models: ['acme-1'] },
-    { provider: 'acme', wire: 'openai-responses', models: ['acme-r'], path: '/responses-route/v1' },
-    { provider: 'acme', wire: 'anthropic-messages', models: ['acme-m'], path: '/messages-route/v1' },
-    { provider: 'acme', wire: 'gemini', models: ['acme-g'], path: '/gemini-route/v1beta' },
-    { provider: 'alpha', wire: 'openai-chat', upstream: 'alpha', path: '/alpha-chat/v1' },
-    { provider: 'alpha', wire: 'anthropic-messages', upstream: 'alpha', path: '/alpha-messages/v1' },
-  ],
+  connections: [...acmeOnEveryWire, ...alphaRoutes],
 });
 let gateway: TestGateway;
 
@@ -196,11 +189,7 @@ describe('the reservation bounds what the upstream may produce', () => {
           ...(policyMaxOutput === undefined ? {} : { maxOutput: policyMaxOutput }),
         });
         const { path, body } = route.request(shape);
-        const response = await fetch(`${gateway.url}${path}`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        });
+        const response = await postJson(gateway, key, path, body);
         const text = await response.text();
         expect(response.status, `${route.name}: ${text}`).toBe(200);
         const record = await settledRecord(gateway.host.services, response.headers.get('x-request-id')!);

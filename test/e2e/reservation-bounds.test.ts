@@ -3,8 +3,8 @@ import { estimateInputTokens } from '../../shared/accounting/estimate-input-toke
 import { mostAllowedUsage, unboundedOutputTokens } from '../support/fake-upstream/most-allowed-usage.ts';
 import { openAiChatWire } from '../support/fake-upstream/openai-chat.ts';
 import { createStreamGate, type FakeUpstream } from '../support/fake-upstream.ts';
-import { useGatewayFixture } from '../support/gateway-fixture.ts';
-import type { MemberPolicy, TestGateway } from '../support/test-gateway.ts';
+import { acmeOnEveryWire, alphaRoutes, useGatewayFixture } from '../support/gateway-fixture.ts';
+import { type MemberPolicy, postJson, type TestGateway } from '../support/test-gateway.ts';
 import { allRecords, memberAfterSettlement, settledRecord } from '../support/usage-records.ts';
 
 /**
@@ -13,14 +13,7 @@ import { allRecords, memberAfterSettlement, settledRecord } from '../support/usa
  * (`usage: 'most-allowed'`): every answer as long as the cap it received, 50,000 tokens each without one.
  */
 const fixture = useGatewayFixture({
-  connections: [
-    { provider: 'acme', wire: 'openai-chat', models: ['acme-1'] },
-    { provider: 'acme', wire: 'openai-responses', models: ['acme-r'], path: '/responses-route/v1' },
-    { provider: 'acme', wire: 'anthropic-messages', models: ['acme-m'], path: '/messages-route/v1' },
-    { provider: 'acme', wire: 'gemini', models: ['acme-g'], path: '/gemini-route/v1beta' },
-    { provider: 'alpha', wire: 'openai-chat', upstream: 'alpha', path: '/alpha-chat/v1' },
-    { provider: 'alpha', wire: 'anthropic-messages', upstream: 'alpha', path: '/alpha-messages/v1' },
-  ],
+  connections: [...acmeOnEveryWire, ...alphaRoutes],
 });
 let upstream: FakeUpstream;
 let gateway: TestGateway;
@@ -36,13 +29,7 @@ async function freshMember(policy: MemberPolicy = { dailyTokens: 1_000_000 }) {
   return gateway.admin.createMemberWithKey(policy);
 }
 
-function post(key: string, path: string, body: Record<string, unknown>) {
-  return fetch(`${gateway.url}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-}
+const post = (key: string, path: string, body: Record<string, unknown>) => postJson(gateway, key, path, body);
 
 const hello = [{ role: 'user', content: 'Write as much as you may.' }];
 

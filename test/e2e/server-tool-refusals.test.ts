@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
-import { useGatewayFixture } from '../support/gateway-fixture.ts';
-import type { TestGateway } from '../support/test-gateway.ts';
+import { acmeOnEveryWire, useGatewayFixture } from '../support/gateway-fixture.ts';
+import { postJson, type TestGateway } from '../support/test-gateway.ts';
 import { memberAfterSettlement } from '../support/usage-records.ts';
 
 /**
@@ -11,12 +11,7 @@ import { memberAfterSettlement } from '../support/usage-records.ts';
  * without a daily allowance may still use every tool.
  */
 const fixture = useGatewayFixture({
-  connections: [
-    { provider: 'acme', wire: 'openai-chat', models: ['acme-1'] },
-    { provider: 'acme', wire: 'openai-responses', models: ['acme-r'], path: '/responses-route/v1' },
-    { provider: 'acme', wire: 'anthropic-messages', models: ['acme-m'], path: '/messages-route/v1' },
-    { provider: 'acme', wire: 'gemini', models: ['acme-g'], path: '/gemini-route/v1beta' },
-  ],
+  connections: acmeOnEveryWire,
 });
 let upstream: FakeUpstream;
 let gateway: TestGateway;
@@ -25,13 +20,7 @@ beforeAll(() => {
   ({ upstream, gateway } = fixture);
 });
 
-function post(key: string, path: string, body: Record<string, unknown>) {
-  return fetch(`${gateway.url}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-}
+const post = (key: string, path: string, body: Record<string, unknown>) => postJson(gateway, key, path, body);
 
 const chatPath = '/v1/chat/completions';
 const responsesPath = '/v1/responses';

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream, UpstreamBehaviour } from '../support/fake-upstream.ts';
-import { useGatewayFixture } from '../support/gateway-fixture.ts';
-import type { TestGateway } from '../support/test-gateway.ts';
+import { alphaRoutes, useGatewayFixture } from '../support/gateway-fixture.ts';
+import { postJson, type TestGateway } from '../support/test-gateway.ts';
 import { memberAfterSettlement, settledRecord } from '../support/usage-records.ts';
 
 /**
@@ -9,10 +9,7 @@ import { memberAfterSettlement, settledRecord } from '../support/usage-records.t
  * lease stayed until it expired and a member with concurrency 1 got 429 on everything meanwhile.
  */
 const fixture = useGatewayFixture({
-  connections: [
-    { provider: 'alpha', wire: 'openai-chat', upstream: 'alpha', path: '/alpha-chat/v1' },
-    { provider: 'alpha', wire: 'anthropic-messages', upstream: 'alpha', path: '/alpha-messages/v1' },
-  ],
+  connections: alphaRoutes,
 });
 let upstream: FakeUpstream;
 let gateway: TestGateway;
@@ -21,13 +18,7 @@ beforeAll(() => {
   ({ upstream, gateway } = fixture);
 });
 
-function post(key: string, path: string, body: Record<string, unknown>) {
-  return fetch(`${gateway.url}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-}
+const post = (key: string, path: string, body: Record<string, unknown>) => postJson(gateway, key, path, body);
 
 const routes = [
   {

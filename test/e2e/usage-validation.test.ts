@@ -1,8 +1,8 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { logger } from '../../shared/observability/logger.ts';
 import type { FakeUpstream, FakeUsage } from '../support/fake-upstream.ts';
-import { useGatewayFixture } from '../support/gateway-fixture.ts';
-import type { TestGateway } from '../support/test-gateway.ts';
+import { acmeOnEveryWire, useGatewayFixture } from '../support/gateway-fixture.ts';
+import { postJson, type TestGateway } from '../support/test-gateway.ts';
 import { memberAfterSettlement, settledRecord } from '../support/usage-records.ts';
 
 /**
@@ -10,12 +10,7 @@ import { memberAfterSettlement, settledRecord } from '../support/usage-records.t
  * their whole, are treated as not reported — the reservation stays the charge — and logged with the request id.
  */
 const fixture = useGatewayFixture({
-  connections: [
-    { provider: 'acme', wire: 'openai-chat', models: ['acme-1'] },
-    { provider: 'acme', wire: 'openai-responses', models: ['acme-r'], path: '/responses-route/v1' },
-    { provider: 'acme', wire: 'anthropic-messages', models: ['acme-m'], path: '/messages-route/v1' },
-    { provider: 'acme', wire: 'gemini', models: ['acme-g'], path: '/gemini-route/v1beta' },
-  ],
+  connections: acmeOnEveryWire,
 });
 let upstream: FakeUpstream;
 let gateway: TestGateway;
@@ -27,13 +22,7 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-function post(key: string, path: string, body: Record<string, unknown>) {
-  return fetch(`${gateway.url}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-}
+const post = (key: string, path: string, body: Record<string, unknown>) => postJson(gateway, key, path, body);
 
 const chatBody = { model: 'acme/acme-1', messages: [{ role: 'user', content: 'hi' }] };
 

@@ -10,6 +10,23 @@ export type FixtureConnection = Omit<ConnectionInput, 'baseUrl'> & {
   baseUrl?: string;
 };
 
+/**
+ * One connection per upstream wire, each serving one model of provider `acme` on the fake upstream: `acme/acme-1`
+ * (chat, at `/v1`), `acme/acme-r` (Responses), `acme/acme-m` (messages), `acme/acme-g` (generate-content).
+ */
+export const acmeOnEveryWire: readonly FixtureConnection[] = [
+  { provider: 'acme', wire: 'openai-chat', models: ['acme-1'] },
+  { provider: 'acme', wire: 'openai-responses', models: ['acme-r'], path: '/responses-route/v1' },
+  { provider: 'acme', wire: 'anthropic-messages', models: ['acme-m'], path: '/messages-route/v1' },
+  { provider: 'acme', wire: 'gemini', models: ['acme-g'], path: '/gemini-route/v1beta' },
+];
+
+/** The alpha family's two upstream routes: a chat-style connection (K3) and a messages-style one (K2.7). */
+export const alphaRoutes: readonly FixtureConnection[] = [
+  { provider: 'alpha', wire: 'openai-chat', upstream: 'alpha', path: '/alpha-chat/v1' },
+  { provider: 'alpha', wire: 'anthropic-messages', upstream: 'alpha', path: '/alpha-messages/v1' },
+];
+
 export interface GatewayFixtureOptions {
   /** Settings of the gateway, as the environment would give them. */
   environment?: Record<string, string>;

@@ -52,6 +52,15 @@ export async function startTestGateway(
   };
 }
 
+/** Sends exactly this JSON body to a path of the gateway with a member's key, so a test can price what it sent. */
+export function postJson(gateway: TestGateway, key: string, path: string, body: unknown): Promise<Response> {
+  return fetch(`${gateway.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
 export interface MemberPolicy {
   dailyTokens?: number;
   rpm?: number;
