@@ -3,7 +3,8 @@ import * as z from '../../validation/zod.ts';
 /**
  * The Messages request. Read as clients send it (`messagesRequestSchema`): strict on the fields the gateway
  * reads, open (`z.looseObject`) for the rest, which reach the provider untouched. `max_tokens` is required by the
- * vendor but not by every compatible engine, so its absence is left to the upstream to judge. Written
+ * vendor but not by every compatible engine, so a client may leave it out: the output allowance is sent in its
+ * place (anthropic-messages-spend-bounds.ts). Written
  * (`MessagesRequestOut` and its blocks) as a translation from another wire produces it: only the shapes it
  * produces, typed so a wrong block cannot be built.
  * https://docs.anthropic.com/en/api/messages
