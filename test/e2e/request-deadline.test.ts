@@ -110,6 +110,21 @@ describe('the request deadline without the client`s help', () => {
     expect((await memberAfterSettlement(gateway.host.services, memberId)).leases).toEqual({});
   });
 
+  it('answers 504 at the deadline when a whole answer`s body never comes after its headers, and closes it', async () => {
+    const { memberId, key } = await gateway.admin.createMemberWithKey({ dailyTokens: 10_000_000 });
+    upstream.nextResponse({ type: 'answer', stallAfterHeaders: true });
+    const client = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
+    const error = await client.chat.completions
+      .create({ model: 'acme/slow', messages: [{ role: 'user', content: 'anyone?' }] })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(504);
+    expect(await upstream.waitForOutcome(0)).toBe('client-closed');
+    const sent = upstream.requests[0]!;
+    expect(sent.closedAtMs! - sent.receivedAtMs).toBeGreaterThan(maxRequestMs / 2);
+    expect((await memberAfterSettlement(gateway.host.services, memberId)).leases).toEqual({});
+  });
+
   it('ends a stream whose first event never comes', async () => {
     const { memberId, key } = await gateway.admin.createMemberWithKey({ dailyTokens: 10_000_000 });
     upstream.nextResponse({ type: 'answer', gate: createStreamGate({ initiallyReleased: 0 }) });

@@ -25,6 +25,8 @@ export interface ReplyPacing {
    * (non-streamed) reply any other number sends the headers and half the body first.
    */
   resetAfterChunks?: number;
+  /** A plain reply's status and headers go out, then its body never comes (until the client gives up). */
+  stallAfterHeaders?: boolean;
 }
 
 export interface FakeToolCall {

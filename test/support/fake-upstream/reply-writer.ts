@@ -27,6 +27,10 @@ export async function writeWholeBody(
     'content-length': String(bytes.byteLength),
     ...headers,
   });
+  if (pacing.stallAfterHeaders) {
+    target.response.flushHeaders();
+    return;
+  }
   if (pacing.resetAfterChunks !== undefined) {
     // A body cut in half: its declared length never arrives.
     if (await writeChunk(target, pacing, bytes.subarray(0, Math.floor(bytes.byteLength / 2)))) target.destroySocket();
