@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createStreamGate, type FakeUpstream } from '../support/fake-upstream.ts';
+import { createStreamGate, type FakeUpstream, type UpstreamBehaviour } from '../support/fake-upstream.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 import { memberAfterSettlement, settledRecord } from '../support/usage-records.ts';
@@ -97,22 +97,12 @@ describe('the request deadline without the client`s help', () => {
     expect(tail).toContain('upstream_timeout');
   });
 
-  it('answers 504 at the deadline when the upstream sends nothing at all, and closes it', async () => {
+  it.each<[string, UpstreamBehaviour]>([
+    ['the upstream sends nothing at all', { type: 'hang' }],
+    ['a whole answer`s body never comes after its headers', { type: 'answer', stallAfterHeaders: true }],
+  ])('answers 504 at the deadline when %s, and closes the upstream', async (_case, behaviour) => {
     const { memberId, key } = await gateway.admin.createMemberWithKey({ dailyTokens: 10_000_000 });
-    upstream.nextResponse({ type: 'hang' });
-    const client = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
-    const error = await client.chat.completions
-      .create({ model: 'acme/slow', messages: [{ role: 'user', content: 'anyone?' }] })
-      .catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(OpenAI.APIError);
-    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(504);
-    expect(await upstream.waitForOutcome(0)).toBe('client-closed');
-    expect((await memberAfterSettlement(gateway.host.services, memberId)).leases).toEqual({});
-  });
-
-  it('answers 504 at the deadline when a whole answer`s body never comes after its headers, and closes it', async () => {
-    const { memberId, key } = await gateway.admin.createMemberWithKey({ dailyTokens: 10_000_000 });
-    upstream.nextResponse({ type: 'answer', stallAfterHeaders: true });
+    upstream.nextResponse(behaviour);
     const client = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
     const error = await client.chat.completions
       .create({ model: 'acme/slow', messages: [{ role: 'user', content: 'anyone?' }] })
