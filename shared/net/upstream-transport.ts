@@ -35,7 +35,11 @@ export function requestUpstream(target: string, init: UpstreamRequestInit): Prom
   if (!secure && url.protocol !== 'http:') return Promise.reject(new Error(`unsupported protocol ${url.protocol}`));
   const options: RequestOptions = {
     method: init.method,
-    headers: { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) },
+    // A GET has no content, and says nothing of its length (RFC 9110 §8.6).
+    headers:
+      init.method === 'GET'
+        ? init.headers
+        : { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) },
     agent: agentFor(init.network, secure),
     signal: init.signal,
   };
@@ -49,7 +53,7 @@ export function requestUpstream(target: string, init: UpstreamRequestInit): Prom
       }
     });
     outgoing.on('error', reject);
-    outgoing.end(init.body);
+    outgoing.end(init.method === 'GET' ? undefined : init.body);
   });
 }
 

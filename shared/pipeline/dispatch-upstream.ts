@@ -40,7 +40,7 @@ export async function dispatchUpstream(
   const timer = setTimeout(() => abort(timeoutReason), options.timeoutMs);
   try {
     const response = await requestUpstream(upstreamRequest.url, {
-      method: 'POST',
+      method: upstreamRequest.method ?? 'POST',
       headers: upstreamRequest.headers,
       body: upstreamRequest.body,
       signal: controller.signal,

@@ -4,21 +4,79 @@ import type { UpstreamWire } from './wire-names.ts';
 
 /** `path` (with its leading slash) under a connection's base URL, whatever trailing slashes the base URL has. */
 export function joinUrl(baseUrl: string, path: string): string {
-  return `${baseUrl.replace(/\/+$/, '')}${path}`;
+  return `${withoutTrailingSlashes(baseUrl)}${path}`;
+}
+
+function withoutTrailingSlashes(url: string): string {
+  return url.replace(/\/+$/, '');
+}
+
+/**
+ * How a vendor's own SDK takes its base URL. OpenAI's (`OPENAI_BASE_URL`) carries the API version
+ * (`https://api.openai.com/v1`), so nothing is appended; Anthropic's (`ANTHROPIC_BASE_URL`) and Google's (`baseUrl`)
+ * do not, and the SDK appends `/v1` or `/v1beta` itself.
+ */
+export interface BaseUrlConvention {
+  /** The version segment the SDK appends to its base URL; `undefined` when the base URL carries it. */
+  readonly appendedVersion: string | undefined;
+  /**
+   * Version segments a base URL may already end in, the appended one first: such a URL is taken as the API's own
+   * address (connections stored before this convention were given `…/v1` for messages and `…/v1beta` for Gemini).
+   */
+  readonly versions: readonly string[];
+}
+
+function lastSegment(url: string): string {
+  return url.slice(url.lastIndexOf('/') + 1);
+}
+
+/**
+ * The address the wire's paths go under: the base URL as the SDK takes it with the version appended, or as given
+ * when it already ends in a version. Both spellings of a connection reach the same URLs.
+ */
+export function apiBaseUrl(convention: BaseUrlConvention, baseUrl: string): string {
+  const base = withoutTrailingSlashes(baseUrl);
+  const { appendedVersion, versions } = convention;
+  if (appendedVersion === undefined || versions.includes(lastSegment(base))) return base;
+  return `${base}/${appendedVersion}`;
+}
+
+/**
+ * The form a new connection's base URL is stored in: as that vendor's SDK takes it, without trailing slashes and
+ * without the version segment the SDK appends (`https://api.anthropic.com/v1/` → `https://api.anthropic.com`).
+ * Another version (Gemini's `v1`, say) is a choice of API version and stays.
+ */
+export function canonicalBaseUrl(convention: BaseUrlConvention, baseUrl: string): string {
+  const base = withoutTrailingSlashes(baseUrl);
+  const { appendedVersion } = convention;
+  if (appendedVersion === undefined || lastSegment(base) !== appendedVersion) return base;
+  const root = base.slice(0, -(appendedVersion.length + 1));
+  // Only a path segment is taken off: a host that happens to be named like the version (`https://v1`) stays.
+  return /^[a-z]+:\/\/[^/]+/i.test(root) ? root : base;
 }
 
 /** What a wire needs to know of a connection to call it. */
 export interface UpstreamTarget {
-  /** The connection's base URL, e.g. `https://api.example.com/v1`. */
+  /** The connection's base URL as stored (see `BaseUrlConvention`), e.g. `https://api.example.com/v1`. */
   baseUrl: string;
   /** The provider credential, read from the secret store; it never leaves the gateway except to this upstream. */
   credential: string;
 }
 
 export interface UpstreamHttpRequest {
+  /** `POST` unless stated; a `GET` sends no body. */
+  method?: 'GET' | 'POST';
   url: string;
   headers: Record<string, string>;
   body: string;
+}
+
+/** An upstream's own model list, where its wire has one: what a connection test asks for. */
+export interface UpstreamModelList {
+  /** The `GET` of the list's first page, as large a page as the vendor gives. */
+  request(target: UpstreamTarget): UpstreamHttpRequest;
+  /** The model ids of a list's page, and whether more pages follow; `undefined` when the answer is not a list. */
+  read(answer: unknown): { ids: string[]; more: boolean } | undefined;
 }
 
 /** The operations a client can ask of a wire. */
@@ -46,6 +104,8 @@ export interface BuildUpstreamRequestInput {
  */
 export interface UpstreamWireFormat<Answer, Event> {
   readonly wire: UpstreamWire;
+  /** How a connection's base URL is written for this wire, and what the wire appends to it. */
+  readonly baseUrl: BaseUrlConvention;
   /**
    * Client headers (lower-case names) that reach this upstream when the client speaks this same format, such as
    * the feature flags its SDK sends. Each is a comma-separated list of names; nothing else of the client's
@@ -53,6 +113,12 @@ export interface UpstreamWireFormat<Answer, Event> {
    */
   readonly forwardedClientHeaders: readonly string[];
   buildUpstreamRequest(input: BuildUpstreamRequestInput): UpstreamHttpRequest;
+  readonly modelList: UpstreamModelList;
+  /**
+   * The least a generation can be in this wire, without its model: one short prompt and the smallest output cap
+   * the vendor accepts. A connection test sends it, when asked to, to see a model answer.
+   */
+  readonly minimalGeneration: Readonly<Record<string, unknown>>;
   /** Usage in a whole (non-streamed) answer, its JSON parsed once; `undefined` when absent. */
   usageOfAnswer(answer: unknown): UsageReport | undefined;
   /** A whole answer read for translation, every part a translator uses; throws a 502 when it is not one. */

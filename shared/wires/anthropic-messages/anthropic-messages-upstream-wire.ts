@@ -1,18 +1,21 @@
-import { joinUrl, type UpstreamTarget, type UpstreamWireFormat, type WireOperation } from '../upstream-wire-format.ts';
+import type { UpstreamWireFormat, WireOperation } from '../upstream-wire-format.ts';
 import { type MessagesAnswer, parseMessagesAnswer, usageOfMessagesAnswer } from './anthropic-messages-answer.ts';
 import { withMessagesOutputCap } from './anthropic-messages-spend-bounds.ts';
 import { type MessagesStreamEvent, parseMessagesStreamEvent } from './anthropic-messages-stream-event.ts';
+import {
+  messagesApiUrl,
+  messagesAuthentication,
+  messagesBaseUrl,
+  messagesUpstreamModelList,
+} from './anthropic-messages-upstream-api.ts';
 import { createMessagesStreamUsageReader } from './anthropic-messages-usage.ts';
-
-/** The API version every request pins; the vendor refuses requests without one. */
-export const anthropicVersion = '2023-06-01';
 
 function messagesUrl(baseUrl: string, operation: WireOperation): string {
   switch (operation) {
     case 'generate':
-      return joinUrl(baseUrl, '/messages');
+      return messagesApiUrl(baseUrl, '/messages');
     case 'count-tokens':
-      return joinUrl(baseUrl, '/messages/count_tokens');
+      return messagesApiUrl(baseUrl, '/messages/count_tokens');
     default: {
       const unknownOperation: never = operation;
       throw new Error(`no messages URL for operation ${String(unknownOperation)}`);
@@ -20,18 +23,10 @@ function messagesUrl(baseUrl: string, operation: WireOperation): string {
   }
 }
 
-/** The provider credential and the pinned version; of the client's headers only `forwardedClientHeaders` go too. */
-function messagesHeaders(target: UpstreamTarget): Record<string, string> {
-  return {
-    'content-type': 'application/json',
-    'x-api-key': target.credential,
-    'anthropic-version': anthropicVersion,
-  };
-}
-
 /** The messages-format vendor API and engines compatible with it. */
 export const anthropicMessagesUpstreamWire: UpstreamWireFormat<MessagesAnswer, MessagesStreamEvent> = {
   wire: 'anthropic-messages',
+  baseUrl: messagesBaseUrl,
   // Beta feature flags (prompt caching, extended context, interleaved thinking…): the body fields they unlock
   // are refused without them.
   forwardedClientHeaders: ['anthropic-beta'],
@@ -46,10 +41,12 @@ export const anthropicMessagesUpstreamWire: UpstreamWireFormat<MessagesAnswer, M
     }
     return {
       url: messagesUrl(target.baseUrl, operation),
-      headers: messagesHeaders(target),
+      headers: { 'content-type': 'application/json', ...messagesAuthentication(target) },
       body: JSON.stringify(upstreamBody),
     };
   },
+  modelList: messagesUpstreamModelList,
+  minimalGeneration: { max_tokens: 1, messages: [{ role: 'user', content: 'ping' }] },
   usageOfAnswer: usageOfMessagesAnswer,
   parseAnswer: parseMessagesAnswer,
   parseEvent: parseMessagesStreamEvent,

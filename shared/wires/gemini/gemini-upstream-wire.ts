@@ -1,8 +1,14 @@
 import { isRecord } from '../parse-json.ts';
-import { joinUrl, type UpstreamWireFormat, type WireOperation } from '../upstream-wire-format.ts';
+import type { UpstreamWireFormat, WireOperation } from '../upstream-wire-format.ts';
 import { type GeminiResponse, parseGeminiAnswer, usageOfGeminiAnswer } from './gemini-response.ts';
 import { withGeminiOutputCap } from './gemini-spend-bounds.ts';
 import { type GeminiStreamEvent, parseGeminiStreamEvent } from './gemini-stream-event.ts';
+import {
+  generateContentApiUrl,
+  generateContentAuthentication,
+  generateContentBaseUrl,
+  generateContentUpstreamModelList,
+} from './gemini-upstream-api.ts';
 import { createGeminiStreamUsageReader } from './gemini-usage.ts';
 
 /**
@@ -12,7 +18,7 @@ import { createGeminiStreamUsageReader } from './gemini-usage.ts';
  */
 function modelPath(baseUrl: string, upstreamModel: string): string {
   const name = upstreamModel.startsWith('models/') ? upstreamModel.slice('models/'.length) : upstreamModel;
-  return joinUrl(baseUrl, `/models/${encodeURIComponent(name)}`);
+  return generateContentApiUrl(baseUrl, `/models/${encodeURIComponent(name)}`);
 }
 
 /** `alt=sse` is what makes the stream server-sent events; without it the vendor streams one long JSON array. */
@@ -52,6 +58,7 @@ function rewriteNestedModel(body: Record<string, unknown>, upstreamModel: string
 /** The generate-content vendor API and engines compatible with it. */
 export const geminiUpstreamWire: UpstreamWireFormat<GeminiResponse, GeminiStreamEvent> = {
   wire: 'gemini',
+  baseUrl: generateContentBaseUrl,
   forwardedClientHeaders: [],
   buildUpstreamRequest({ target, body, upstreamModel, stream, operation, outputCap }) {
     // The model travels in the path; a `model` in the body would name the client's model, not the upstream's.
@@ -61,10 +68,14 @@ export const geminiUpstreamWire: UpstreamWireFormat<GeminiResponse, GeminiStream
     if (operation === 'count-tokens') rewriteNestedModel(upstreamBody, upstreamModel);
     return {
       url: geminiUrl(target.baseUrl, upstreamModel, stream, operation),
-      // Only the provider credential goes upstream, in a header: never `?key=`, which ends up in access logs.
-      headers: { 'content-type': 'application/json', 'x-goog-api-key': target.credential },
+      headers: { 'content-type': 'application/json', ...generateContentAuthentication(target) },
       body: JSON.stringify(upstreamBody),
     };
+  },
+  modelList: generateContentUpstreamModelList,
+  minimalGeneration: {
+    contents: [{ role: 'user', parts: [{ text: 'ping' }] }],
+    generationConfig: { maxOutputTokens: 1 },
   },
   usageOfAnswer: usageOfGeminiAnswer,
   parseAnswer: parseGeminiAnswer,

@@ -4,10 +4,12 @@ import { type ChatCompletionAnswer, parseChatAnswer, usageOfChatAnswer } from '.
 import { withChatOutputCap } from './openai-chat-spend-bounds.ts';
 import { type ChatStreamEvent, parseChatStreamEvent } from './openai-chat-stream-event.ts';
 import { createChatStreamUsageReader } from './openai-chat-usage.ts';
+import { openaiAuthorization, openaiBaseUrl, openaiUpstreamModelList } from './openai-upstream-api.ts';
 
 /** OpenAI-compatible Chat Completions upstreams (plain, GLM-type, DeepSeek-type). */
 export const openaiChatUpstreamWire: UpstreamWireFormat<ChatCompletionAnswer, ChatStreamEvent> = {
   wire: 'openai-chat',
+  baseUrl: openaiBaseUrl,
   forwardedClientHeaders: [],
   buildUpstreamRequest({ target, body, upstreamModel, stream, outputCap }) {
     const capped = outputCap === undefined ? body : withChatOutputCap(body, outputCap, target.baseUrl);
@@ -19,10 +21,12 @@ export const openaiChatUpstreamWire: UpstreamWireFormat<ChatCompletionAnswer, Ch
     }
     return {
       url: joinUrl(target.baseUrl, '/chat/completions'),
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${target.credential}` },
+      headers: { 'content-type': 'application/json', ...openaiAuthorization(target) },
       body: JSON.stringify(upstreamBody),
     };
   },
+  modelList: openaiUpstreamModelList,
+  minimalGeneration: { messages: [{ role: 'user', content: 'ping' }], max_tokens: 1 },
   usageOfAnswer: usageOfChatAnswer,
   parseAnswer: parseChatAnswer,
   parseEvent: parseChatStreamEvent,

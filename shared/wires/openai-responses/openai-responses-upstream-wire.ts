@@ -1,4 +1,5 @@
 import { badRequest } from '../../http/gateway-error.ts';
+import { openaiAuthorization, openaiBaseUrl, openaiUpstreamModelList } from '../openai-chat/openai-upstream-api.ts';
 import { joinUrl, type UpstreamWireFormat } from '../upstream-wire-format.ts';
 import { parseResponsesAnswer, type ResponseAnswer, usageOfResponsesAnswer } from './openai-responses-response.ts';
 import { withResponsesOutputCap } from './openai-responses-spend-bounds.ts';
@@ -8,6 +9,7 @@ import { createResponsesStreamUsageReader } from './openai-responses-usage.ts';
 /** The OpenAI Responses API and engines compatible with it. */
 export const openaiResponsesUpstreamWire: UpstreamWireFormat<ResponseAnswer, ResponsesStreamEvent> = {
   wire: 'openai-responses',
+  baseUrl: openaiBaseUrl,
   forwardedClientHeaders: [],
   buildUpstreamRequest({ target, body, upstreamModel, stream, operation, outputCap }) {
     switch (operation) {
@@ -25,7 +27,7 @@ export const openaiResponsesUpstreamWire: UpstreamWireFormat<ResponseAnswer, Res
     return {
       url: joinUrl(target.baseUrl, '/responses'),
       // Only the provider credential goes upstream; the client's own headers never reach this function.
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${target.credential}` },
+      headers: { 'content-type': 'application/json', ...openaiAuthorization(target) },
       body: JSON.stringify({
         ...(outputCap === undefined ? body : withResponsesOutputCap(body, outputCap)),
         model: upstreamModel,
@@ -33,6 +35,9 @@ export const openaiResponsesUpstreamWire: UpstreamWireFormat<ResponseAnswer, Res
       }),
     };
   },
+  modelList: openaiUpstreamModelList,
+  // 16 is the least `max_output_tokens` the vendor accepts.
+  minimalGeneration: { input: 'ping', max_output_tokens: 16 },
   usageOfAnswer: usageOfResponsesAnswer,
   parseAnswer: parseResponsesAnswer,
   parseEvent: parseResponsesStreamEvent,
