@@ -119,12 +119,48 @@ export interface SecretLookup {
   generation: number;
 }
 
+/**
+ * What a connection's administrator declares of one model it serves: its context window and largest output, in
+ * tokens. For a model outside the catalog they are the only limits the gateway knows; for a catalog model they
+ * are this upstream's own, and go before the catalog's.
+ */
+export interface DeclaredModelLimits {
+  /** The model as the connection's `models` names it. */
+  id: string;
+  contextWindow: number | null;
+  maxOutput: number | null;
+}
+
+/** A model limit as the store keeps it: a whole number of tokens, far above any model's and far below overflow. */
+export const maxModelLimitTokens = 100_000_000;
+const modelLimitSchema = z.nullable(z.number().check(z.int(), z.positive(), z.lte(maxModelLimitTokens)));
+
+const declaredModelLimitsSchema = z.object({
+  id: z.string().check(z.minLength(1)),
+  contextWindow: z._default(modelLimitSchema, null),
+  maxOutput: z._default(modelLimitSchema, null),
+});
+
+/**
+ * Read tolerantly: a connection stored before limits existed has none, and a malformed entry is left out rather
+ * than failing every request that lists connections.
+ */
+export function readDeclaredModelLimits(stored: unknown): DeclaredModelLimits[] {
+  if (!Array.isArray(stored)) return [];
+  return stored.flatMap((entry) => {
+    const parsed = declaredModelLimitsSchema.safeParse(entry);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
 export interface ConnectionView {
   id: string;
   provider: string;
   wire: 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini';
   baseUrl: string;
   models: string[];
+  /** The limits declared for some of `models`; a model not listed here has the catalog's, or none. */
+  modelLimits: DeclaredModelLimits[];
   upstream: string;
   /** Marked by an administrator as reaching a private network: loopback and private addresses allowed on AWS. */
   privateNetwork: boolean;
@@ -158,6 +194,7 @@ export function toConnectionView(connection: ConnectionView): ConnectionView {
     wire: connection.wire,
     baseUrl: connection.baseUrl,
     models: connection.models,
+    modelLimits: connection.modelLimits,
     upstream: connection.upstream,
     privateNetwork: connection.privateNetwork,
     enabled: connection.enabled,

@@ -14,6 +14,7 @@ function connection(overrides: Partial<ConnectionItem>): ConnectionItem {
     wire: 'openai-chat',
     baseUrl: 'http://127.0.0.1:1/v1',
     models: ['gpt-test'],
+    modelLimits: [],
     upstream: 'lb',
     privateNetwork: false,
     enabled: true,

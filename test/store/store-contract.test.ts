@@ -564,7 +564,12 @@ describe.each(testEngineNames)('store contract on %s', (engineName) => {
         provider: 'openai',
         wire: 'openai-chat' as const,
         baseUrl: 'http://127.0.0.1:9/v1',
-        models: ['m'],
+        models: ['m', 'acme/n', 'plain'],
+        // Declared limits come back as stored: a model with both, one with only a largest output.
+        modelLimits: [
+          { id: 'm', contextWindow: 200_000, maxOutput: 8_192 },
+          { id: 'acme/n', contextWindow: null, maxOutput: 4_096 },
+        ],
         upstream: 'lb',
         privateNetwork: true,
         enabled: true,
@@ -574,7 +579,8 @@ describe.each(testEngineNames)('store contract on %s', (engineName) => {
       await store.connections.create(connection);
       await expect(store.connections.create(connection)).rejects.toBeInstanceOf(StoreConflictError);
       expect((await store.connections.list()).find((found) => found.id === connection.id)).toEqual(connection);
-      expect((await store.connections.setEnabled(connection.id, false)).enabled).toBe(false);
+      const disabled = await store.connections.setEnabled(connection.id, false);
+      expect(disabled).toMatchObject({ enabled: false, modelLimits: connection.modelLimits });
       await expect(store.connections.setEnabled(`con_${unique()}`, true)).rejects.toMatchObject({
         entity: 'connection',
       });

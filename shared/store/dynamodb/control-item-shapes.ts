@@ -1,4 +1,10 @@
-import type { ConnectionItem, KeyRecord, MemberProfile, SecretLookup } from '../control-items.ts';
+import {
+  type ConnectionItem,
+  type KeyRecord,
+  type MemberProfile,
+  readDeclaredModelLimits,
+  type SecretLookup,
+} from '../control-items.ts';
 
 /**
  * Item shapes of the control table. A member has two items: this profile (name, role, policy, holdings, and which
@@ -46,6 +52,12 @@ export function toKeyRecord(item: KeyItem): KeyRecord {
 
 export function toConnection(item: ConnectionControlItem): ConnectionItem {
   const { pk: _pk, kind: _kind, ...connection } = item;
-  // Connections stored before the mark existed reach public addresses only.
-  return { ...connection, privateNetwork: item.privateNetwork === true };
+  // Connections stored before the mark existed reach public addresses only, and those stored before model
+  // limits existed declare none; a list that is not one is read as empty. An earlier layout may lack models.
+  return {
+    ...connection,
+    models: Array.isArray(item.models) ? item.models : [],
+    modelLimits: readDeclaredModelLimits(item.modelLimits),
+    privateNetwork: item.privateNetwork === true,
+  };
 }

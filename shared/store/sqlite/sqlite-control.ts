@@ -5,6 +5,7 @@ import {
   type KeyView,
   type MemberProfile,
   type Policy,
+  readDeclaredModelLimits,
   toConnectionView,
   toKeyView,
 } from '../control-items.ts';
@@ -48,6 +49,7 @@ interface ConnectionRow {
   created_at: string;
   secret_name: string;
   private_network: number;
+  model_limits: string;
 }
 
 export function toMemberProfile(row: MemberRow): MemberProfile {
@@ -86,6 +88,7 @@ function toConnection(row: ConnectionRow): ConnectionItem {
     wire: row.wire,
     baseUrl: row.base_url,
     models: JSON.parse(row.models) as string[],
+    modelLimits: readDeclaredModelLimits(JSON.parse(row.model_limits)),
     upstream: row.upstream,
     privateNetwork: row.private_network === 1,
     enabled: row.enabled === 1,
@@ -280,28 +283,32 @@ export function sqliteKeys(statements: Statements): KeyStore {
   };
 }
 
+/** The one way a connection row is written: by the store, and by the import of a dynalite data folder. */
+export const insertConnection = `INSERT INTO connections
+  (id, provider, wire, base_url, models, model_limits, upstream, enabled, created_at, secret_name, private_network)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+export function connectionRowValues(connection: ConnectionItem): unknown[] {
+  return [
+    connection.id,
+    connection.provider,
+    connection.wire,
+    connection.baseUrl,
+    JSON.stringify(connection.models),
+    JSON.stringify(connection.modelLimits),
+    connection.upstream,
+    connection.enabled ? 1 : 0,
+    connection.createdAt,
+    connection.secretName,
+    connection.privateNetwork ? 1 : 0,
+  ];
+}
+
 export function sqliteConnections(statements: Statements): ConnectionStore {
   return {
     async create(connection) {
       try {
-        statements
-          .get(
-            `INSERT INTO connections
-               (id, provider, wire, base_url, models, upstream, enabled, created_at, secret_name, private_network)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          )
-          .run(
-            connection.id,
-            connection.provider,
-            connection.wire,
-            connection.baseUrl,
-            JSON.stringify(connection.models),
-            connection.upstream,
-            connection.enabled ? 1 : 0,
-            connection.createdAt,
-            connection.secretName,
-            connection.privateNetwork ? 1 : 0,
-          );
+        statements.get(insertConnection).run(...connectionRowValues(connection));
       } catch (error) {
         if (isUniqueViolation(error)) {
           throw new StoreConflictError('exists', `A connection has the id ${connection.id} already.`);

@@ -165,23 +165,31 @@ const migrations: readonly string[] = [
   `
   ALTER TABLE connections ADD COLUMN private_network INTEGER NOT NULL DEFAULT 0;
   `,
+  // 3: the context window and largest output a connection declares for its models (JSON: [{id, contextWindow,
+  // maxOutput}]); a connection stored before declares none.
+  `
+  ALTER TABLE connections ADD COLUMN model_limits TEXT NOT NULL DEFAULT '[]';
+  `,
 ];
 
 export const schemaVersion = migrations.length;
 
-/** Brings the database to the current schema; refuses one written by a newer gateway. */
-export function migrate(database: Database.Database): void {
+/**
+ * Brings the database to the current schema (or, for the upgrade tests, to an earlier `version`); refuses one
+ * written by a newer gateway.
+ */
+export function migrate(database: Database.Database, version = schemaVersion): void {
   const current = database.pragma('user_version', { simple: true }) as number;
   if (current > schemaVersion) {
     throw new Error(
       `the database has schema version ${current}, newer than this gateway's ${schemaVersion}: upgrade the gateway`,
     );
   }
-  for (let version = current + 1; version <= schemaVersion; version++) {
+  for (let next = current + 1; next <= version; next++) {
     database
       .transaction(() => {
-        database.exec(migrations[version - 1] as string);
-        database.pragma(`user_version = ${version}`);
+        database.exec(migrations[next - 1] as string);
+        database.pragma(`user_version = ${next}`);
       })
       .immediate();
   }

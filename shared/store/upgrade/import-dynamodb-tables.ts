@@ -3,14 +3,16 @@ import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb'
 import type Database from 'better-sqlite3';
 import type { MemberAccount } from '../control-items.ts';
 import { type AdmissionItem, toMemberAccount } from '../dynamodb/admission-item.ts';
-import type {
-  BootstrapItem,
-  ConnectionControlItem,
-  KeyItem,
-  MemberItem,
-  SecretLookupItem,
+import {
+  type BootstrapItem,
+  type ConnectionControlItem,
+  type KeyItem,
+  type MemberItem,
+  type SecretLookupItem,
+  toConnection,
 } from '../dynamodb/control-item-shapes.ts';
 import type { RollupItem } from '../dynamodb/dynamo-rollup-queries.ts';
+import { connectionRowValues, insertConnection } from '../sqlite/sqlite-control.ts';
 import type { TableLogicalName } from '../table-definitions.ts';
 import type { StoredLegacyUsageRecord, UsageRecord } from '../usage-records.ts';
 
@@ -193,21 +195,7 @@ export async function importDynamoTables(
         counts.secrets++;
       }
       for (const connection of connections) {
-        run(
-          `INSERT INTO connections
-             (id, provider, wire, base_url, models, upstream, enabled, created_at, secret_name, private_network)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          connection.id,
-          connection.provider,
-          connection.wire,
-          connection.baseUrl,
-          JSON.stringify(connection.models ?? []),
-          connection.upstream,
-          connection.enabled ? 1 : 0,
-          connection.createdAt,
-          connection.secretName,
-          connection.privateNetwork === true ? 1 : 0,
-        );
+        run(insertConnection, ...connectionRowValues(toConnection(connection)));
         counts.connections++;
       }
       if (bootstrap) {
