@@ -1,3 +1,4 @@
+import type { ModelLimits } from '../catalog/model-limits.ts';
 import { badRequest, forbidden } from '../http/gateway-error.ts';
 
 export interface OutputAllowanceInput {
@@ -31,4 +32,19 @@ export function outputAllowance(input: OutputAllowanceInput): number {
     (value): value is number => value !== undefined,
   );
   return stated.length > 0 ? Math.min(...stated) : input.defaultCap;
+}
+
+/**
+ * What a request asks for once its connection's declared largest output has capped it. A client calling a model
+ * its SDK does not know sends the SDK's own default (the AI SDK: 128,000 for an unknown messages model), which no
+ * client could have known to lower; the declared limit is what the model can produce, so the request is read as
+ * asking for that, and is admitted and sent upstream with it. Above a catalog limit, which the model lists publish,
+ * the request stays as asked (and `outputAllowance` refuses it).
+ */
+export function cappedRequestedOutput(
+  requested: number | undefined,
+  limits: Pick<ModelLimits, 'maxOutput' | 'maxOutputDeclared'>,
+): number | undefined {
+  if (requested === undefined || !limits.maxOutputDeclared || limits.maxOutput === null) return requested;
+  return Math.min(requested, limits.maxOutput);
 }

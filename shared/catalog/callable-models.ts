@@ -4,6 +4,7 @@ import type { ConnectionItem } from '../store/control-items.ts';
 import type { ClientWire } from '../wires/wire-names.ts';
 import { reachableWires, servingConnections } from './choose-connection.ts';
 import type { KnownModel } from './known-models.ts';
+import { listedModelLimits } from './model-limits.ts';
 
 /** A model as every model list shows it, whatever its shape. */
 export interface ListedModel {
@@ -11,6 +12,7 @@ export interface ListedModel {
   id: string;
   provider: string;
   displayName: string;
+  /** The catalog's limits, or those the serving connections declare (shared/catalog/model-limits.ts). */
   contextWindow: number | null;
   maxOutput: number | null;
   /** The client wires that reach the model through the connections serving it now. */
@@ -57,8 +59,7 @@ export function availabilityOf(
       id: model.publicId,
       provider: model.provider,
       displayName: model.catalog?.name ?? model.model,
-      contextWindow: model.catalog?.contextWindow ?? null,
-      maxOutput: model.catalog?.maxOutput ?? null,
+      ...listedModelLimits(model, serving.connections),
       wires,
     },
   };

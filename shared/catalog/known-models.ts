@@ -33,13 +33,14 @@ export function clientWiresServedBy(wire: UpstreamWire): ClientWire[] {
   }
 }
 
+/** A model a connection declares, as the upstream names it: `acme/acme-1` on an `acme` connection is `acme-1`. */
+export function declaredModelName(connection: Pick<ConnectionItem, 'provider'>, declared: string): string {
+  return declared.startsWith(`${connection.provider}/`) ? declared.slice(connection.provider.length + 1) : declared;
+}
+
 /** The model names a connection serves: its declared list, or else the catalog models of its provider and wire. */
 export function modelsOfConnection(connection: ConnectionItem): string[] {
-  if (connection.models.length > 0) {
-    return connection.models.map((model) =>
-      model.startsWith(`${connection.provider}/`) ? model.slice(connection.provider.length + 1) : model,
-    );
-  }
+  if (connection.models.length > 0) return connection.models.map((model) => declaredModelName(connection, model));
   return catalogModels
     .filter((entry) => entry.provider === connection.provider && entry.upstreamWire === connection.wire)
     .map((entry) => entry.model);

@@ -5,9 +5,10 @@ import {
   type RequestOutcome,
 } from '../accounting/admission-handle.ts';
 import { estimateInputTokens } from '../accounting/estimate-input-tokens.ts';
-import { outputAllowance } from '../accounting/output-allowance.ts';
+import { cappedRequestedOutput, outputAllowance } from '../accounting/output-allowance.ts';
 import { assertSelfContainedText } from '../accounting/self-contained-text.ts';
 import { assertFitsContextWindow } from '../catalog/context-window.ts';
+import { modelLimitsOn } from '../catalog/model-limits.ts';
 import { type RequestDeadline, startRequestDeadline } from '../clock/monotonic-deadline.ts';
 import type { GatewayServices } from '../config/gateway-services.ts';
 import { GatewayError } from '../http/gateway-error.ts';
@@ -112,16 +113,17 @@ async function prepareRequest<Request extends WireRequest, ClientEvent, Upstream
   }
   const { model, connection } = routed;
   const stream = clientWire.isStream(clientRequest, address);
-  const requestedOutput = clientWire.requestedOutput(clientRequest);
+  const limits = modelLimitsOn(model, connection);
+  const requestedOutput = cappedRequestedOutput(clientWire.requestedOutput(clientRequest), limits);
   const inputEstimate = estimateInputTokens(clientRequest);
   // The most output one answer may produce: it goes upstream as the wire's own cap.
   const allowance = outputAllowance({
     requested: requestedOutput,
-    modelMaxOutput: model.catalog?.maxOutput ?? null,
+    modelMaxOutput: limits.maxOutput,
     policyMaxOutput: routed.policy.maxOutput,
     defaultCap: config.defaultOutputCap,
   });
-  assertFitsContextWindow(model.catalog, inputEstimate, requestedOutput);
+  assertFitsContextWindow({ publicId: model.publicId, limits }, inputEstimate, requestedOutput);
   const requestId = newId('req');
   const upstreamWire = upstreamWireFor(connection.wire);
   const translation = translateRequest(
