@@ -67,8 +67,10 @@ export const functionPermissions: Readonly<Record<FunctionAccess, FunctionPermis
       usage: ['dynamodb:Query'],
       rollups: ['dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
     },
-    // Stores credentials without being able to read them back; deletes one whose connection was not stored.
+    // Stores credentials, deletes one whose connection was not stored, and reads one to test its connection
+    // (`connection test`), which sends it to that connection's upstream only and never returns it.
     providerCredentials: [
+      'secretsmanager:GetSecretValue',
       'secretsmanager:CreateSecret',
       'secretsmanager:PutSecretValue',
       'secretsmanager:DeleteSecret',

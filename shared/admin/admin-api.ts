@@ -13,6 +13,8 @@ import { type ConnectionItem, holderMemberId, toConnectionView } from '../store/
 import { newId } from '../store/ids.ts';
 import { rebuildRollups } from '../usage/rebuild-rollups.ts';
 import type * as z from '../validation/zod.ts';
+import { canonicalBaseUrl } from '../wires/upstream-wire-format.ts';
+import { upstreamWireFor } from '../wires/upstream-wires.ts';
 import {
   createConnectionBody,
   createKeyBody,
@@ -21,9 +23,12 @@ import {
   importLegacyUsageBody,
   rebuildRollupsBody,
   setHoldingsBody,
+  testConnectionBody,
   walletSchema,
 } from './admin-schemas.ts';
+import { storedModelDeclarations } from './connection-models.ts';
 import { readLegacyUsageRecord } from './legacy-usage-record.ts';
+import { testConnection } from './test-connection.ts';
 
 type AdminAction = (services: GatewayServices, request: GatewayRequest, id: string) => Promise<[number, unknown]>;
 
@@ -129,7 +134,7 @@ const adminRoutes: AdminRoute[] = [
     method: 'POST',
     pattern: '/connections',
     async action(services, request) {
-      const { apiKey, ...body } = parseBody(createConnectionBody, request);
+      const { apiKey, models, ...body } = parseBody(createConnectionBody, request);
       if (!services.config.upstreamPrefixes.includes(body.upstream)) {
         throw badRequest('invalid_upstream', `"${body.upstream}" is not an upstream prefix of this gateway.`);
       }
@@ -138,6 +143,9 @@ const adminRoutes: AdminRoute[] = [
       const id = newId('con');
       const connection: ConnectionItem = {
         ...body,
+        // Stored as the vendor's SDK takes it; a URL that ends in the version the wire appends loses it here.
+        baseUrl: canonicalBaseUrl(upstreamWireFor(body.wire).baseUrl, body.baseUrl),
+        ...storedModelDeclarations(models),
         id,
         enabled: true,
         createdAt: services.now().toISOString(),
@@ -164,6 +172,15 @@ const adminRoutes: AdminRoute[] = [
     method: 'GET',
     pattern: '/connections',
     action: async (services) => [200, { connections: (await services.store.connections.list()).map(toConnectionView) }],
+  },
+  {
+    method: 'POST',
+    pattern: '/connections/:id/test',
+    async action(services, request, id) {
+      // The body is optional: a bare POST tests the model list only.
+      const options = request.body.length === 0 ? {} : parseBody(testConnectionBody, request);
+      return [200, await testConnection(services, id, { generate: options.generate ?? false, model: options.model })];
+    },
   },
   ...(['enable', 'disable'] as const).map(
     (verb): AdminRoute => ({

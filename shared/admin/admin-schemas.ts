@@ -1,4 +1,4 @@
-import { type MemberRole, memberRoles, policySchema } from '../store/control-items.ts';
+import { type MemberRole, maxModelLimitTokens, memberRoles, policySchema } from '../store/control-items.ts';
 import * as z from '../validation/zod.ts';
 import { upstreamWires } from '../wires/wire-names.ts';
 import { maxLegacyRecordsPerRequest } from './legacy-usage-record.ts';
@@ -28,6 +28,20 @@ export const createKeyBody = z.strictObject({
   policy: z._default(keyPolicySchema, {}),
 });
 
+const modelIdSchema = z.string().check(z.minLength(1), z.maxLength(256));
+const modelLimitSchema = z.number().check(z.int(), z.positive(), z.lte(maxModelLimitTokens));
+
+/** A model a connection serves: its id, or its id with the context window and largest output it has there. */
+export const modelDeclarationSchema = z.union([
+  modelIdSchema,
+  z.strictObject({
+    id: modelIdSchema,
+    contextWindow: z.optional(modelLimitSchema),
+    maxOutput: z.optional(modelLimitSchema),
+  }),
+]);
+export type ModelDeclaration = z.infer<typeof modelDeclarationSchema>;
+
 export const createConnectionBody = z.strictObject({
   provider: z
     .string()
@@ -35,15 +49,19 @@ export const createConnectionBody = z.strictObject({
   wire: z.enum(upstreamWires),
   /** Checked further, against the gateway's network setting, by shared/net/base-url.ts. */
   baseUrl: z.string().check(z.minLength(1), z.maxLength(2048)),
-  // At most 500 ids of at most 256 characters: a connection item stays far inside DynamoDB's 400 KB.
-  models: z._default(
-    z.array(z.string().check(z.minLength(1), z.maxLength(256))).check(z.maxLength(maxConnectionModels)),
-    [],
-  ),
+  // At most 500 ids of at most 256 characters, each with two numbers: a connection item stays far inside
+  // DynamoDB's 400 KB.
+  models: z._default(z.array(modelDeclarationSchema).check(z.maxLength(maxConnectionModels)), []),
   upstream: z._default(z.string().check(z.minLength(1)), 'lb'),
   /** The administrator says this connection reaches a private network (a VPC endpoint, a proxy, a local model). */
   privateNetwork: z._default(z.boolean(), false),
   apiKey: z.string().check(z.minLength(1), z.maxLength(10_000)),
+});
+
+/** `POST /connections/{id}/test`: the model list always; a one-token generation too when asked. */
+export const testConnectionBody = z.strictObject({
+  generate: z.optional(z.boolean()),
+  model: z.optional(modelIdSchema),
 });
 
 /** A wallet address or name as the holdings source knows it; kept to characters that are safe in paths and keys. */

@@ -161,7 +161,7 @@ describe('least privilege', () => {
     }
   });
 
-  it('lets no function but inference and the token count read provider credentials', () => {
+  it('lets no function but inference, the token count and the admin function (connection test) read provider credentials', () => {
     const readers = allFunctions.filter(({ functionId }) =>
       policiesOf(functionId).statements.some(
         (statement) =>
@@ -169,7 +169,7 @@ describe('least privilege', () => {
           JSON.stringify(statement.Resource).includes(`model-gateway/${stage}/`),
       ),
     );
-    expect(new Set(readers.map(({ access }) => access))).toEqual(new Set(['inference', 'token-count']));
+    expect(new Set(readers.map(({ access }) => access))).toEqual(new Set(['inference', 'token-count', 'admin']));
   });
 });
 

@@ -1,0 +1,284 @@
+import { looksLikeCredential } from '../auth/credential-like.ts';
+import { knownModels, modelsOfConnection } from '../catalog/known-models.ts';
+import { startStopwatch } from '../clock/monotonic-deadline.ts';
+import type { GatewayServices } from '../config/gateway-services.ts';
+import { badRequest, GatewayError, notFound } from '../http/gateway-error.ts';
+import { upstreamNetworkFor } from '../net/upstream-address.ts';
+import { logger } from '../observability/logger.ts';
+import { dispatchUpstream, readUpstreamText } from '../pipeline/dispatch-upstream.ts';
+import type { ConnectionItem } from '../store/control-items.ts';
+import type { UpstreamHttpRequest, UpstreamTarget, UpstreamWireFormat } from '../wires/upstream-wire-format.ts';
+import { upstreamWireFor } from '../wires/upstream-wires.ts';
+
+/** Longest a connection test waits for each call (less where the upstream time-out is shorter). */
+export const connectionTestTimeoutMs = 10_000;
+/** The most model ids a report lists; the count says how many the upstream's page held. */
+const maxListedIds = 1_000;
+
+/** Why a call of a connection test did not succeed, as a machine-readable code and a sentence. */
+export interface ProbeFailure {
+  code:
+    | 'upstream_status'
+    | 'upstream_invalid_response'
+    | 'upstream_unreachable'
+    | 'upstream_timeout'
+    | 'upstream_redirect_refused'
+    | 'upstream_address_refused'
+    | 'credential_unavailable';
+  reason: string;
+}
+
+/** One call a connection test made, and what came of it. */
+export interface ConnectionProbe {
+  call: 'model-list' | 'generation';
+  method: 'GET' | 'POST';
+  /** The upstream address called, without its query. */
+  url: string;
+  /** The model a generation asked for, as the upstream names it. */
+  model?: string;
+  ok: boolean;
+  /** The upstream's HTTP status; `null` when it never answered. */
+  status: number | null;
+  /** From just before the call to the end of its answer's body (or the failure), on the monotonic clock. */
+  latencyMs: number;
+  failure?: ProbeFailure;
+  /** What a model list showed: its ids (the first page; `more` when the upstream has further pages). */
+  models?: { count: number; ids: string[]; more: boolean };
+}
+
+export interface ConnectionTestReport {
+  connection: Pick<ConnectionItem, 'id' | 'provider' | 'wire' | 'baseUrl' | 'upstream' | 'enabled'>;
+  /** Every call succeeded. */
+  ok: boolean;
+  probes: ConnectionProbe[];
+  /**
+   * Models this connection serves that the upstream's whole list does not show: a misspelt id, or one the
+   * credential may not use. Left out when the list failed or has more pages than one.
+   */
+  notListedUpstream?: string[];
+}
+
+export interface ConnectionTestOptions {
+  /** Also send a one-token generation. */
+  generate: boolean;
+  /** The model the generation asks for; the connection's first model when not given. */
+  model?: string | undefined;
+}
+
+/**
+ * `connection test`: calls the connection's upstream the way traffic would — its stored base URL and credential,
+ * the same guarded transport (address checks at connect time, no redirect followed, a time-out) — and reports
+ * what happened as data: the upstream's status, the latency and the models its list shows, or why a call failed.
+ * The credential goes to the upstream only, in the wire's own header; nothing of it, and nothing the upstream
+ * says about it, is reported or logged: failures are told by status and code, never by the upstream's words.
+ */
+export async function testConnection(
+  services: GatewayServices,
+  id: string,
+  options: ConnectionTestOptions,
+): Promise<ConnectionTestReport> {
+  const connection = (await services.store.connections.list()).find((candidate) => candidate.id === id);
+  if (!connection) throw notFound('connection_not_found', `No connection has the id ${id}.`);
+  const wire = upstreamWireFor(connection.wire);
+  const generation = options.generate ? generationModel(connection, options.model) : undefined;
+  const report: ConnectionTestReport = {
+    connection: {
+      id: connection.id,
+      provider: connection.provider,
+      wire: connection.wire,
+      baseUrl: connection.baseUrl,
+      upstream: connection.upstream,
+      enabled: connection.enabled,
+    },
+    ok: false,
+    probes: [],
+  };
+  let credential: string;
+  try {
+    credential = await services.secrets.read(connection.secretName);
+  } catch (error) {
+    logger.error('a connection test could not read its credential', { connectionId: id, error });
+    report.probes.push(credentialUnavailable(wire, connection));
+    return report;
+  }
+  const target: UpstreamTarget = { baseUrl: connection.baseUrl, credential };
+  const prober = new Prober(services, connection, credential);
+
+  const list = await prober.probe('model-list', wire.modelList.request(target), (answer) =>
+    wire.modelList.read(answer),
+  );
+  report.probes.push(list.probe);
+  if (list.read && !list.read.more) {
+    const listed = new Set(list.read.ids);
+    report.notListedUpstream = servedUpstreamModels(connection).filter((model) => !listed.has(model));
+  }
+  if (generation !== undefined) {
+    const request = wire.buildUpstreamRequest({
+      target,
+      body: { ...wire.minimalGeneration },
+      upstreamModel: generation,
+      stream: false,
+      operation: 'generate',
+    });
+    const generated = await prober.probe('generation', request, () => true);
+    report.probes.push({ ...generated.probe, model: generation });
+  }
+  report.ok = report.probes.every((probe) => probe.ok);
+  logger.info('connection tested', {
+    connectionId: id,
+    ok: report.ok,
+    statuses: report.probes.map((probe) => probe.status),
+    failures: report.probes.flatMap((probe) => (probe.failure ? [probe.failure.code] : [])),
+  });
+  return report;
+}
+
+/** The upstream's names of the models the connection serves (a catalog model's upstream name may differ). */
+function servedUpstreamModels(connection: ConnectionItem): string[] {
+  const served = new Set(modelsOfConnection(connection));
+  return knownModels([connection])
+    .filter((model) => model.provider === connection.provider && served.has(model.model))
+    .map((model) => model.upstreamModel);
+}
+
+function generationModel(connection: ConnectionItem, requested: string | undefined): string {
+  const served = knownModels([connection]).filter(
+    (model) => model.provider === connection.provider && modelsOfConnection(connection).includes(model.model),
+  );
+  if (requested === undefined) {
+    const first = served[0];
+    if (!first) throw badRequest('invalid_request', 'The connection serves no model to try a generation with.');
+    return first.upstreamModel;
+  }
+  const named = served.find((model) => model.model === requested || model.publicId === requested);
+  if (!named) throw badRequest('invalid_request', `The connection does not serve the model "${requested}".`);
+  return named.upstreamModel;
+}
+
+function credentialUnavailable(wire: UpstreamWireFormat<unknown, unknown>, connection: ConnectionItem) {
+  const request = wire.modelList.request({ baseUrl: connection.baseUrl, credential: '' });
+  return {
+    call: 'model-list',
+    method: 'GET',
+    url: withoutQuery(request.url),
+    ok: false,
+    status: null,
+    latencyMs: 0,
+    failure: {
+      code: 'credential_unavailable',
+      reason: "The connection's credential could not be read from the secret store; nothing was sent.",
+    },
+  } satisfies ConnectionProbe;
+}
+
+/** Makes one call of a test and turns whatever came of it into a probe. */
+class Prober {
+  readonly #timeoutMs: number;
+
+  constructor(
+    private readonly services: GatewayServices,
+    private readonly connection: ConnectionItem,
+    private readonly credential: string,
+  ) {
+    this.#timeoutMs = Math.min(services.config.upstreamTimeoutMs, connectionTestTimeoutMs);
+  }
+
+  async probe<Read>(
+    call: ConnectionProbe['call'],
+    request: UpstreamHttpRequest,
+    read: (answer: unknown) => Read | undefined,
+  ): Promise<{ probe: ConnectionProbe; read?: Read }> {
+    const method = request.method ?? 'POST';
+    const base = { call, method, url: withoutQuery(request.url) };
+    const stopwatch = startStopwatch();
+    let status: number | null = null;
+    try {
+      const network = upstreamNetworkFor(this.services.config.privateUpstreams, this.connection);
+      const answer = await dispatchUpstream(request, {
+        clientSignal: undefined,
+        timeoutMs: this.#timeoutMs,
+        network,
+      });
+      status = answer.response.status;
+      const text = await readUpstreamText(answer, this.#timeoutMs);
+      const latencyMs = stopwatch.elapsedMs();
+      if (status < 200 || status > 299) {
+        return { probe: { ...base, ok: false, status, latencyMs, failure: statusFailure(call, status) } };
+      }
+      const parsed = read(parseJsonOrUndefined(text));
+      if (parsed === undefined) {
+        const reason = `The upstream answered ${status}, but not with a model list.`;
+        return {
+          probe: { ...base, ok: false, status, latencyMs, failure: { code: 'upstream_invalid_response', reason } },
+        };
+      }
+      const models = isModelList(parsed) ? this.#shownModels(parsed) : undefined;
+      return { probe: { ...base, ok: true, status, latencyMs, ...(models ? { models } : {}) }, read: parsed };
+    } catch (error) {
+      return { probe: { ...base, ok: false, status, latencyMs: stopwatch.elapsedMs(), failure: callFailure(error) } };
+    }
+  }
+
+  /** Ids that hold the credential, or look like any credential, are left out, whatever the upstream sent back. */
+  #shownModels(list: { ids: string[]; more: boolean }): ConnectionProbe['models'] {
+    const shown = list.ids.filter(
+      (model) => model.length <= 256 && !model.includes(this.credential) && !looksLikeCredential(model),
+    );
+    return { count: list.ids.length, ids: shown.slice(0, maxListedIds), more: list.more };
+  }
+}
+
+function isModelList(value: unknown): value is { ids: string[]; more: boolean } {
+  return typeof value === 'object' && value !== null && 'ids' in value && Array.isArray(value.ids);
+}
+
+function parseJsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function withoutQuery(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname}`;
+}
+
+/** A status told in words, never the upstream's own (an error body may quote the credential, masked or not). */
+function statusFailure(call: ConnectionProbe['call'], status: number): ProbeFailure {
+  const reason = (() => {
+    if (status === 401) return 'The upstream refused the credential (401): check the API key.';
+    if (status === 403) return 'The upstream refused this credential access (403).';
+    if (status === 404) {
+      return call === 'model-list'
+        ? 'Nothing answers at this address (404): check the base URL (see the README for how each provider writes it).'
+        : 'The upstream has no such model or address (404): check the model and the base URL.';
+    }
+    if (status === 429) return 'The upstream is limiting this credential (429): rate limit or quota.';
+    if (status >= 500) return `The upstream failed (${status}).`;
+    return `The upstream refused the call (${status}).`;
+  })();
+  return { code: 'upstream_status', reason };
+}
+
+function callFailure(error: unknown): ProbeFailure {
+  if (!(error instanceof GatewayError)) {
+    return { code: 'upstream_unreachable', reason: `The call failed before an answer${causeCode(error)}.` };
+  }
+  switch (error.code) {
+    case 'upstream_timeout':
+      return { code: 'upstream_timeout', reason: 'The upstream did not answer in time.' };
+    case 'upstream_redirect_refused':
+    case 'upstream_address_refused':
+      return { code: error.code, reason: error.message };
+    default:
+      return { code: 'upstream_unreachable', reason: `The upstream could not be reached${causeCode(error.cause)}.` };
+  }
+}
+
+/** The system's code for a failed connection (`ECONNREFUSED`, `ENOTFOUND`, `CERT_HAS_EXPIRED`…), when it has one. */
+function causeCode(cause: unknown): string {
+  const code = typeof cause === 'object' && cause !== null && 'code' in cause ? cause.code : undefined;
+  return typeof code === 'string' && /^[A-Z0-9_]{2,64}$/.test(code) ? ` (${code})` : '';
+}
