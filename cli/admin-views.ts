@@ -52,9 +52,34 @@ export const connectionSchema = z.object({
   wire: z.string(),
   baseUrl: z.string(),
   models: z.nullish(z.array(z.string())),
+  modelLimits: z.nullish(
+    z.array(z.object({ id: z.string(), contextWindow: z.nullish(z.number()), maxOutput: z.nullish(z.number()) })),
+  ),
   upstream: z.nullish(z.string()),
   privateNetwork: z.nullish(z.boolean()),
   enabled: z.boolean(),
   createdAt: z.nullish(z.string()),
 });
 export type ConnectionView = z.infer<typeof connectionSchema>;
+
+const probeSchema = z.object({
+  call: z.string(),
+  method: z.string(),
+  url: z.string(),
+  model: z.nullish(z.string()),
+  ok: z.boolean(),
+  status: z.nullish(z.number()),
+  latencyMs: z.number(),
+  failure: z.nullish(z.object({ code: z.string(), reason: z.string() })),
+  models: z.nullish(z.object({ count: z.number(), ids: z.array(z.string()), more: z.boolean() })),
+});
+export type ConnectionProbeView = z.infer<typeof probeSchema>;
+
+/** The answer of `connection test`: what each call to the upstream came to. */
+export const connectionTestSchema = z.object({
+  connection: z.object({ id: z.string(), provider: z.string(), wire: z.string(), baseUrl: z.string() }),
+  ok: z.boolean(),
+  probes: z.array(probeSchema),
+  notListedUpstream: z.nullish(z.array(z.string())),
+});
+export type ConnectionTestView = z.infer<typeof connectionTestSchema>;

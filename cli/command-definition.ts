@@ -52,6 +52,11 @@ export interface CommandSpec<Flags extends FlagMap, Operands extends readonly st
   readonly combine?: (results: readonly Result[]) => Result;
   /** The readable form; `--json` prints the answer as received instead. */
   readonly render: (result: Result) => string;
+  /**
+   * Whether the answer reports success, for an answer that can report a failure as data (a connection test): the
+   * CLI prints it either way, and exits 1 when it does not.
+   */
+  readonly succeeded?: (result: Result) => boolean;
 }
 
 /** A command with its types closed over, so commands of different shapes fit in one table. */
@@ -69,6 +74,8 @@ export interface Command {
   combine(results: readonly unknown[]): unknown;
   /** Throws `AdminRequestError` when the answer lacks what the readable form needs. */
   render(result: unknown): string;
+  /** Whether the (combined) answer reports success; true unless the command says how to tell. */
+  succeeded(result: unknown): boolean;
 }
 
 /** Flags every command takes; a command may not define its own under these names. */
@@ -109,6 +116,9 @@ export function defineCommand<Flags extends FlagMap, const Operands extends read
     },
     render(result) {
       return spec.render(parseResult(spec.result, result));
+    },
+    succeeded(result) {
+      return spec.succeeded ? spec.succeeded(parseResult(spec.result, result)) : true;
     },
   };
 }

@@ -1,5 +1,5 @@
 import * as z from '../shared/validation/zod.ts';
-import { connectionSchema, issuedKeySchema, keySchema, memberSchema } from './admin-views.ts';
+import { connectionSchema, connectionTestSchema, issuedKeySchema, keySchema, memberSchema } from './admin-views.ts';
 import { UsageError } from './cli-errors.ts';
 import { type Command, defineCommand } from './command-definition.ts';
 import {
@@ -11,6 +11,7 @@ import {
   httpUrlFlag,
   integerFlag,
   listFlag,
+  modelsFlag,
   optionalSwitch,
   required,
   requiredSwitch,
@@ -20,6 +21,7 @@ import { batchLegacyRecords, readLegacyUsageFile } from './legacy-usage-file.ts'
 import {
   renderConnection,
   renderConnections,
+  renderConnectionTest,
   renderIssuedKey,
   renderKey,
   renderKeys,
@@ -230,8 +232,13 @@ export const commandTable: readonly Command[] = [
     flags: {
       provider: required(textFlag('NAME', 'provider the connection serves')),
       wire: required(choiceFlag(upstreamWires, 'wire format the upstream speaks')),
-      'base-url': required(httpUrlFlag('URL', 'base URL of the upstream API')),
-      models: listFlag('id,...', 'model IDs served by this connection'),
+      'base-url': required(
+        httpUrlFlag('URL', "base URL as the provider's SDK takes it (see the README's table of base URLs)"),
+      ),
+      models: modelsFlag(
+        'id[:ctx=N][:max=N],...',
+        'model IDs served by this connection, each with its context window and largest output in tokens if known',
+      ),
       upstream: textFlag('PREFIX', 'upstream prefix that routes to this connection'),
       'private-network': optionalSwitch(
         'the base URL is on a private network (loopback or private addresses; needed on AWS, never for metadata)',
@@ -262,6 +269,28 @@ export const commandTable: readonly Command[] = [
     buildRequest: () => ({ method: 'GET', path: '/admin/v1/connections' }),
     result: z.object({ connections: z.array(connectionSchema) }),
     render: ({ connections }) => renderConnections(connections),
+  }),
+  defineCommand({
+    words: ['connection', 'test'],
+    summary:
+      "Call a connection's upstream as traffic would and report its status, latency and model list (never the " +
+      'credential); exits 1 when a call failed',
+    operands: ['ID'],
+    flags: {
+      generate: optionalSwitch('also send a one-token generation, to the first model or to --model'),
+      model: textFlag('ID', 'the model the generation asks for (one the connection serves)'),
+    },
+    buildRequest: ({ operands, flags }) => {
+      if (flags.model !== undefined && !flags.generate) throw new UsageError('--model needs --generate');
+      return {
+        method: 'POST',
+        path: idPath('connections', operands.ID, 'test'),
+        body: { generate: flags.generate, model: flags.model },
+      };
+    },
+    result: connectionTestSchema,
+    render: renderConnectionTest,
+    succeeded: (report) => report.ok,
   }),
   connectionStateCommand('enable', 'Put a connection back into rotation'),
   connectionStateCommand('disable', 'Take a connection out of rotation'),

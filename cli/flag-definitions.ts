@@ -157,6 +157,46 @@ export function listFlag(
   };
 }
 
+/** A model a connection serves, as the admin API takes it: its id, or its id with its limits in tokens. */
+export type ModelDeclaration = string | { id: string; contextWindow?: number; maxOutput?: number };
+
+const limitSuffix = /:(ctx|max)=([^:]*)$/;
+
+/**
+ * Models with optional limits: `acme-1:ctx=200000:max=8192,acme-2`. Only `:ctx=N` and `:max=N` at the end of an item
+ * are limits, so an id that holds colons itself (`llama3:8b`, `ft:gpt-4o:org:x`) stays whole.
+ */
+export function modelsFlag(valueName: string, description: string): FlagDefinition<ModelDeclaration[] | undefined> {
+  const items = listFlag(valueName, description);
+  return {
+    ...items,
+    read(occurrences, flag) {
+      const declarations = (items.read(occurrences, flag) ?? []).map((item) => readModelDeclaration(item, flag));
+      return declarations.length === 0 ? undefined : declarations;
+    },
+  };
+}
+
+function readModelDeclaration(item: string, flag: string): ModelDeclaration {
+  let id = item;
+  const limits: { contextWindow?: number; maxOutput?: number } = {};
+  for (let suffix = limitSuffix.exec(id); suffix; suffix = limitSuffix.exec(id)) {
+    const [whole, name, value = ''] = suffix;
+    const field = name === 'ctx' ? 'contextWindow' : 'maxOutput';
+    if (limits[field] !== undefined) throw new UsageError(`--${flag}: '${item}' gives ${name}= twice`);
+    const tokens = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+    if (!Number.isSafeInteger(tokens) || tokens < 1) {
+      throw new UsageError(
+        `--${flag}: ${name}= expects a whole number of tokens of 1 or more, got '${value}' in '${item}'`,
+      );
+    }
+    limits[field] = tokens;
+    id = id.slice(0, -whole.length);
+  }
+  if (id === '') throw new UsageError(`--${flag}: '${item}' names no model`);
+  return Object.keys(limits).length === 0 ? id : { id, ...limits };
+}
+
 /** Items of the form provider/model; the model part may itself contain slashes. */
 export function checkProviderModel(item: string): string | undefined {
   return /^[^/]+\/.+$/.test(item) ? undefined : 'expects provider/model items';

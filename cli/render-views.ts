@@ -1,4 +1,12 @@
-import type { ConnectionView, IssuedKeyView, KeyView, MemberView, PolicyView } from './admin-views.ts';
+import type {
+  ConnectionProbeView,
+  ConnectionTestView,
+  ConnectionView,
+  IssuedKeyView,
+  KeyView,
+  MemberView,
+  PolicyView,
+} from './admin-views.ts';
 import { type Column, orDash, renderFields, renderTable } from './render-table.ts';
 
 /** Policy in the spelling of the flags that set it, so what the table shows is what one would type. */
@@ -79,6 +87,18 @@ export function renderKeys(keys: readonly KeyView[]): string {
   ]);
 }
 
+/** Models in the spelling of `--models`, limits included: `acme-1:ctx=200000:max=8192,acme-2`. */
+function formatModels(connection: ConnectionView): string {
+  const limits = new Map((connection.modelLimits ?? []).map((entry) => [entry.id, entry]));
+  const models = (connection.models ?? []).map((model) => {
+    const entry = limits.get(model);
+    const context = entry?.contextWindow ? `:ctx=${entry.contextWindow}` : '';
+    const output = entry?.maxOutput ? `:max=${entry.maxOutput}` : '';
+    return `${model}${context}${output}`;
+  });
+  return orDash(models.join(','));
+}
+
 export function renderConnection(connection: ConnectionView): string {
   return renderFields([
     ['id', connection.id],
@@ -87,7 +107,7 @@ export function renderConnection(connection: ConnectionView): string {
     ['base url', connection.baseUrl],
     ['upstream', orDash(connection.upstream)],
     ['private network', connection.privateNetwork ? 'yes' : 'no'],
-    ['models', orDash(connection.models?.join(','))],
+    ['models', formatModels(connection)],
     ['enabled', connection.enabled ? 'yes' : 'no'],
     ['created', orDash(connection.createdAt)],
   ]);
@@ -101,8 +121,34 @@ export function renderConnections(connections: readonly ConnectionView[]): strin
     { header: 'BASE URL', cell: (connection) => connection.baseUrl },
     { header: 'UPSTREAM', cell: (connection) => orDash(connection.upstream) },
     { header: 'PRIVATE', cell: (connection) => (connection.privateNetwork ? 'yes' : 'no') },
-    { header: 'MODELS', cell: (connection) => orDash(connection.models?.join(',')) },
+    { header: 'MODELS', cell: formatModels },
     { header: 'ENABLED', cell: (connection) => (connection.enabled ? 'yes' : 'no') },
     { header: 'CREATED', cell: (connection) => orDash(connection.createdAt) },
   ]);
+}
+
+/** What one call of a connection test came to, in a few words. */
+function probeOutcome(probe: ConnectionProbeView): string {
+  if (probe.failure) return `${probe.failure.code}: ${probe.failure.reason}`;
+  if (!probe.models) return 'ok';
+  const { count, ids, more } = probe.models;
+  const shown = ids.slice(0, 5).join(', ');
+  const rest = count > 5 || more ? ', …' : '';
+  return `ok: ${count}${more ? '+' : ''} model${count === 1 ? '' : 's'}${count > 0 ? ` (${shown}${rest})` : ''}`;
+}
+
+export function renderConnectionTest(report: ConnectionTestView): string {
+  const { connection } = report;
+  const header = `connection ${connection.id} (${connection.provider}, ${connection.wire}) at ${connection.baseUrl}\n`;
+  const table = renderTable(report.probes, [
+    { header: 'CALL', cell: (probe) => (probe.model ? `${probe.call} ${probe.model}` : probe.call) },
+    { header: 'URL', cell: (probe) => `${probe.method} ${probe.url}` },
+    { header: 'STATUS', cell: (probe) => orDash(probe.status) },
+    { header: 'LATENCY', cell: (probe) => `${probe.latencyMs} ms` },
+    { header: 'RESULT', cell: probeOutcome },
+  ]);
+  const notListed = report.notListedUpstream?.length
+    ? `not in the upstream's model list: ${report.notListedUpstream.join(', ')}\n`
+    : '';
+  return `${header}${table}${notListed}${report.ok ? 'the connection works\n' : 'the connection test failed\n'}`;
 }

@@ -64,7 +64,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     const result = choice.command.combine(results);
     io.stdout.write(commandArguments.json ? `${JSON.stringify(result, null, 2)}\n` : choice.command.render(result));
-    return exitCodes.done;
+    return choice.command.succeeded(result) ? exitCodes.done : exitCodes.requestFailed;
   } catch (error) {
     if (!(error instanceof UsageError || error instanceof AdminRequestError)) throw error;
     io.stderr.write(`${scope}: ${error.message}\n`);
