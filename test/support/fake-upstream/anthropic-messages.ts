@@ -50,6 +50,14 @@ export const anthropicMessagesWire: FakeWire = {
   },
 
   countTokensBody: (usage) => ({ input_tokens: usage?.inputTokens ?? 0 }),
+
+  // https://docs.anthropic.com/en/api/models-list
+  modelListBody: (ids) => ({
+    data: ids.map((id) => ({ type: 'model', id, display_name: id, created_at: '2025-06-15T00:00:00Z' })),
+    has_more: false,
+    first_id: ids[0] ?? null,
+    last_id: ids.at(-1) ?? null,
+  }),
 };
 
 function message(plan: AnswerPlan): unknown {

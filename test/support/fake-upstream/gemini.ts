@@ -83,6 +83,17 @@ export const geminiWire: FakeWire = {
     totalTokens: usage?.inputTokens ?? 0,
     promptTokensDetails: [{ modality: 'TEXT', tokenCount: usage?.inputTokens ?? 0 }],
   }),
+
+  // https://ai.google.dev/api/models#method:-models.list
+  modelListBody: (ids) => ({
+    models: ids.map((id) => ({
+      name: `models/${id}`,
+      displayName: id,
+      inputTokenLimit: 1_048_576,
+      outputTokenLimit: 8_192,
+      supportedGenerationMethods: ['generateContent', 'countTokens'],
+    })),
+  }),
 };
 
 /** Every chunk carries usage so far; the last one carries the totals and the finish reason. */

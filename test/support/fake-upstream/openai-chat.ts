@@ -52,6 +52,12 @@ export const openAiChatWire: FakeWire = {
   streamErrorFrame(error: FakeError): string {
     return sseData({ error: { message: error.message, type: errorType(error.status), param: null, code: null } });
   },
+
+  // https://platform.openai.com/docs/api-reference/models/list
+  modelListBody: (ids) => ({
+    object: 'list',
+    data: ids.map((id) => ({ id, object: 'model', created: fakeCreatedAtSeconds, owned_by: 'fake' })),
+  }),
 };
 
 function contentOf(message: unknown): string {

@@ -43,8 +43,9 @@ export const openAiResponsesWire: FakeWire = {
       : { kind: 'stream', contentType: 'text/event-stream; charset=utf-8', frames: responseEvents(plan) };
   },
 
-  // Both OpenAI wires share one error envelope.
+  // Both OpenAI wires share one error envelope and one model list.
   errorBody: openAiChatWire.errorBody,
+  modelListBody: openAiChatWire.modelListBody,
 
   streamErrorFrame(error: FakeError, chunkIndex: number): string {
     return sseEvent('error', {

@@ -6,7 +6,7 @@ import type { FakeWire, StreamMode } from './wire-reply.ts';
 
 export interface FakeUpstreamRoute {
   wire: FakeWire;
-  operation: 'generate' | 'count-tokens';
+  operation: 'generate' | 'count-tokens' | 'model-list';
   /** Generate-content names the model in the path, not the body. */
   model: string | undefined;
   /** Generate-content chooses streaming by path; the other wires by `stream` in the body. */
@@ -15,8 +15,28 @@ export interface FakeUpstreamRoute {
 
 const generateContentPath = /\/models\/(.+):(generateContent|streamGenerateContent|countTokens)$/;
 
-/** Matches on the path's end, so any base path (`/v1`, `/api/paas/v4`, `/prefix/v1beta`) works. */
-export function routeFor(path: string, query: Record<string, string>): FakeUpstreamRoute | undefined {
+/**
+ * Matches on the path's end, so any base path (`/v1`, `/api/paas/v4`, `/prefix/v1beta`) works. A model list
+ * (`GET …/models`) is told apart by the credential header each vendor's SDK sends: `x-goog-api-key` is
+ * generate-content's, `anthropic-version` the messages API's, anything else OpenAI's.
+ */
+export function routeFor(
+  method: string,
+  path: string,
+  query: Record<string, string>,
+  headers: Readonly<Record<string, string>>,
+): FakeUpstreamRoute | undefined {
+  if (method === 'GET') {
+    if (!path.endsWith('/models')) return undefined;
+    const wire =
+      headers['x-goog-api-key'] !== undefined
+        ? geminiWire
+        : headers['anthropic-version'] !== undefined
+          ? anthropicMessagesWire
+          : openAiChatWire;
+    return { wire, operation: 'model-list', model: undefined, streamModeFromPath: undefined };
+  }
+  if (method !== 'POST') return undefined;
   const route = (wire: FakeWire, operation: FakeUpstreamRoute['operation'] = 'generate'): FakeUpstreamRoute => ({
     wire,
     operation,

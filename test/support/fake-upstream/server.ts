@@ -23,6 +23,8 @@ export interface FakeUpstream {
   readonly url: string;
   /** Every request received, in order, including the ones still running. */
   readonly requests: readonly RecordedRequest[];
+  /** The model ids every wire's model list (`GET …/models`) shows, until the next reset; two by default. */
+  setModels(ids: readonly string[]): void;
   /** Queues behaviours for the next requests, first in first out; the queue goes before the scenario. */
   nextResponse(...behaviours: UpstreamBehaviour[]): void;
   setScenario(scenario: Scenario | undefined): void;
@@ -37,11 +39,13 @@ export interface FakeUpstream {
 }
 
 const defaultTimeoutMilliseconds = 5_000;
+const defaultModels = ['fake-model-a', 'fake-model-b'];
 
 export async function startFakeUpstream(): Promise<FakeUpstream> {
   let requests: MutableRecordedRequest[] = [];
   const queue: UpstreamBehaviour[] = [];
   let scenario: Scenario | undefined;
+  let models: readonly string[] = defaultModels;
   let closing = false;
   const changes = new EventEmitter();
   changes.setMaxListeners(0);
@@ -76,13 +80,14 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     if (rawBody === undefined) return;
     const url = new URL(request.url ?? '/', 'http://fake-upstream');
     const query = Object.fromEntries(url.searchParams);
-    const route = request.method === 'POST' ? routeFor(decodeURIComponent(url.pathname), query) : undefined;
+    const headers = flattenHeaders(request.headers);
+    const route = routeFor(request.method ?? 'GET', decodeURIComponent(url.pathname), query, headers);
     const record: MutableRecordedRequest = {
       index: requests.length,
       method: request.method ?? 'GET',
       path: url.pathname,
       query,
-      headers: flattenHeaders(request.headers),
+      headers,
       rawBody,
       json: parseJson(rawBody),
       wire: route?.wire.name,
@@ -101,7 +106,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       return writeWholeBody(target, 404, JSON.stringify(body), {});
     }
     const behaviour = queue.shift() ?? scenario?.(record) ?? { type: 'answer' };
-    await reply(target, route, record, behaviour);
+    await reply(target, route, record, behaviour, models);
   }
 
   function trackExchange(record: MutableRecordedRequest, response: ServerResponse): ReplyTarget {
@@ -151,6 +156,9 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     get requests() {
       return requests;
     },
+    setModels(ids) {
+      models = [...ids];
+    },
     nextResponse(...behaviours) {
       queue.push(...behaviours);
     },
@@ -173,6 +181,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       requests = [];
       queue.length = 0;
       scenario = undefined;
+      models = defaultModels;
     },
     async close() {
       closing = true;
@@ -189,6 +198,7 @@ async function reply(
   route: FakeUpstreamRoute,
   record: RecordedRequest,
   behaviour: UpstreamBehaviour,
+  models: readonly string[],
 ): Promise<void> {
   const request: JsonRecord = isRecord(record.json) ? record.json : {};
   switch (behaviour.type) {
@@ -200,6 +210,11 @@ async function reply(
       return writeWholeBody(target, behaviour.status, JSON.stringify(body), behaviour, behaviour.headers);
     }
     case 'answer':
+      if (route.operation === 'model-list') {
+        if (!route.wire.modelListBody) throw new Error(`the ${route.wire.name} wire has no model list`);
+        const body = route.wire.modelListBody(models);
+        return writeWholeBody(target, 200, JSON.stringify(body), behaviour, behaviour.headers);
+      }
       return answer(target, route, record, request, behaviour);
     default: {
       const unknownBehaviour: never = behaviour;

@@ -51,6 +51,8 @@ export interface FakeWire {
   streamErrorFrame(error: FakeError, chunkIndex: number): string;
   /** The answer of the wire's token count endpoint, where it has one: the input tokens of the usage planned. */
   countTokensBody?(usage: FakeUsage | undefined): unknown;
+  /** The wire's model list (`GET …/models`), as its vendor writes it, of these model ids. */
+  modelListBody?(ids: readonly string[]): unknown;
 }
 
 export function sseData(value: unknown): string {
