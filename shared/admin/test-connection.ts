@@ -1,6 +1,6 @@
 import { looksLikeCredential } from '../auth/credential-like.ts';
 import { knownModels, modelsOfConnection } from '../catalog/known-models.ts';
-import { startStopwatch } from '../clock/monotonic-deadline.ts';
+import { startRequestDeadline, startStopwatch } from '../clock/monotonic-deadline.ts';
 import type { GatewayServices } from '../config/gateway-services.ts';
 import { badRequest, GatewayError, notFound } from '../http/gateway-error.ts';
 import { upstreamNetworkFor } from '../net/upstream-address.ts';
@@ -118,6 +118,7 @@ export async function testConnection(
       body: { ...wire.minimalGeneration },
       upstreamModel: generation,
       stream: false,
+      // The body states its own cap, the least each vendor accepts.
       operation: 'generate',
     });
     const generated = await prober.probe('generation', request, () => true);
@@ -191,12 +192,15 @@ class Prober {
     const method = request.method ?? 'POST';
     const base = { call, method, url: withoutQuery(request.url) };
     const stopwatch = startStopwatch();
+    // The whole call, its answer's body included, ends by the probe's own deadline.
+    const deadline = startRequestDeadline(this.#timeoutMs);
     let status: number | null = null;
     try {
       const network = upstreamNetworkFor(this.services.config.privateUpstreams, this.connection);
       const answer = await dispatchUpstream(request, {
         clientSignal: undefined,
         timeoutMs: this.#timeoutMs,
+        deadline: deadline.signal,
         network,
       });
       status = answer.response.status;
@@ -216,6 +220,8 @@ class Prober {
       return { probe: { ...base, ok: true, status, latencyMs, ...(models ? { models } : {}) }, read: parsed };
     } catch (error) {
       return { probe: { ...base, ok: false, status, latencyMs: stopwatch.elapsedMs(), failure: callFailure(error) } };
+    } finally {
+      deadline.stop();
     }
   }
 
