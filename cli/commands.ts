@@ -285,7 +285,8 @@ export const commandTable: readonly Command[] = [
       return {
         method: 'POST',
         path: idPath('connections', operands.ID, 'test'),
-        body: { generate: flags.generate, model: flags.model },
+        // A bare test sends an empty body: the model list only.
+        body: { generate: flags.generate || undefined, model: flags.model },
       };
     },
     result: connectionTestSchema,

@@ -115,6 +115,11 @@ const requestCases: readonly (readonly [argv: readonly string[], expected: Expec
   [['connection', 'list'], { method: 'GET', path: '/admin/v1/connections' }],
   [['connection', 'enable', 'con_1'], { method: 'POST', path: '/admin/v1/connections/con_1/enable' }],
   [['connection', 'disable', 'con_1'], { method: 'POST', path: '/admin/v1/connections/con_1/disable' }],
+  [['connection', 'test', 'con_1'], { method: 'POST', path: '/admin/v1/connections/con_1/test', body: {} }],
+  [
+    ['connection', 'test', 'con_1', '--generate', '--model', 'acme-1'],
+    { method: 'POST', path: '/admin/v1/connections/con_1/test', body: { generate: true, model: 'acme-1' } },
+  ],
 ];
 
 describe('requests sent to the admin API', () => {
@@ -171,6 +176,37 @@ describe('requests sent to the admin API', () => {
       });
       expect(run.stdout + run.stderr).not.toContain(credential);
     }
+  });
+
+  it('sends models with their limits as objects, plain ids as strings, and ids with colons whole', async () => {
+    const run = await runAgainstStub(
+      [
+        'connection',
+        'create',
+        '--provider',
+        'acme',
+        '--wire',
+        'anthropic-messages',
+        '--base-url',
+        'https://api.example.com',
+        '--models',
+        'acme-1:ctx=200000:max=8192, acme-2 ,llama3:8b:max=4096',
+        '--models',
+        'ft:gpt-4o:org:x,acme-3:max=1024:ctx=32000',
+        '--api-key-stdin',
+      ],
+      'credential\n',
+    );
+    expect(run.code).toBe(0);
+    expect(stub.requests[0]?.body).toMatchObject({
+      models: [
+        { id: 'acme-1', contextWindow: 200_000, maxOutput: 8_192 },
+        'acme-2',
+        { id: 'llama3:8b', maxOutput: 4_096 },
+        'ft:gpt-4o:org:x',
+        { id: 'acme-3', contextWindow: 32_000, maxOutput: 1_024 },
+      ],
+    });
   });
 
   it('keeps the path of a GATEWAY_URL that has one', async () => {

@@ -67,6 +67,27 @@ const usageErrors: readonly (readonly [label: string, argv: readonly string[], m
     /--base-url expects an http/,
   ],
   ['model without provider', ['member', 'create', '--name', 'a', '--models', 'alpha-1'], /provider\/model/],
+  [
+    'a limit that is no number',
+    ['connection', 'create', ...connectionFlags, '--models', 'acme-1:ctx=lots', '--api-key-stdin'],
+    /--models: ctx= expects a whole number of tokens of 1 or more, got 'lots' in 'acme-1:ctx=lots'/,
+  ],
+  [
+    'a limit of zero',
+    ['connection', 'create', ...connectionFlags, '--models', 'acme-1:max=0', '--api-key-stdin'],
+    /--models: max= expects a whole number/,
+  ],
+  [
+    'a limit given twice',
+    ['connection', 'create', ...connectionFlags, '--models', 'acme-1:max=1:max=2', '--api-key-stdin'],
+    /--models: 'acme-1:max=1:max=2' gives max= twice/,
+  ],
+  [
+    'limits without a model',
+    ['connection', 'create', ...connectionFlags, '--models', ':ctx=100', '--api-key-stdin'],
+    /--models: ':ctx=100' names no model/,
+  ],
+  ['a test model without --generate', ['connection', 'test', 'con_1', '--model', 'm'], /--model needs --generate/],
   ['empty list item', ['key', 'create', '--member', 'm', '--providers', 'alpha,,beta'], /--providers has an empty/],
 ];
 
@@ -174,8 +195,9 @@ describe('help', () => {
       'gateway-admin key list [--member ID] [--json]',
       'gateway-admin key revoke ID [--json]',
       'gateway-admin key rotate ID [--json]',
-      'gateway-admin connection create --provider NAME --wire openai-chat|openai-responses|anthropic-messages|gemini --base-url URL [--models id,...] [--upstream PREFIX] [--private-network] --api-key-stdin [--json]',
+      'gateway-admin connection create --provider NAME --wire openai-chat|openai-responses|anthropic-messages|gemini --base-url URL [--models id[:ctx=N][:max=N],...] [--upstream PREFIX] [--private-network] --api-key-stdin [--json]',
       'gateway-admin connection list [--json]',
+      'gateway-admin connection test ID [--generate] [--model ID] [--json]',
       'gateway-admin connection enable ID [--json]',
       'gateway-admin connection disable ID [--json]',
     ]);

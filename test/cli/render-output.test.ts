@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess, testAdminKey } from './cli-harness.ts';
 import {
+  connectionTestFixture,
   contractAnswer,
   issuedSecret,
   type RecordedRequest,
@@ -88,8 +89,35 @@ describe('readable output', () => {
 
     const connections = await runAgainstStub(['connection', 'list']);
     expect(cellUnder(connections.stdout, 'BASE URL', 0)).toBe('https://api.example.com/v1');
-    expect(cellUnder(connections.stdout, 'MODELS', 0)).toBe('alpha-1,alpha-2');
+    // Limits are shown as --models takes them.
+    expect(cellUnder(connections.stdout, 'MODELS', 0)).toBe('alpha-1:ctx=200000:max=8192,alpha-2');
     expect(cellUnder(connections.stdout, 'ENABLED', 0)).toBe('yes');
+  });
+
+  it('prints a connection test call by call, and exits 1 when one failed', async () => {
+    const run = await runAgainstStub(['connection', 'test', 'con_1'], () => ({
+      status: 200,
+      body: connectionTestFixture,
+    }));
+    expect(run.code).toBe(1);
+    const [title = '', ...rest] = run.stdout.split('\n');
+    expect(title).toBe('connection con_1 (alpha, openai-chat) at https://api.example.com/v1');
+    const table = rest.slice(0, 3).join('\n');
+    expect(table.split('\n')[0]).toMatch(/^CALL\s+URL\s+STATUS\s+LATENCY\s+RESULT$/);
+    expect(cellUnder(table, 'URL', 0)).toBe('GET https://api.example.com/v1/models');
+    expect(cellUnder(table, 'LATENCY', 0)).toBe('42 ms');
+    expect(cellUnder(table, 'RESULT', 0)).toBe('ok: 7 models (alpha-1, alpha-2, m3, m4, m5, …)');
+    expect(cellUnder(table, 'CALL', 1)).toBe('generation alpha-1');
+    expect(cellUnder(table, 'STATUS', 1)).toBe('401');
+    expect(cellUnder(table, 'RESULT', 1)).toBe(
+      'upstream_status: The upstream refused the credential (401): check the API key.',
+    );
+    expect(run.stdout).toContain("not in the upstream's model list: alpha-3\n");
+    expect(run.stdout.endsWith('the connection test failed\n')).toBe(true);
+
+    const passed = await runAgainstStub(['connection', 'test', 'con_1', '--json']);
+    expect(passed.code).toBe(0);
+    expect(JSON.parse(passed.stdout)).toMatchObject({ ok: true, probes: [{ status: 200 }] });
   });
 
   it('says so when a list is empty', async () => {

@@ -58,9 +58,38 @@ export const connectionFixture = {
   wire: 'openai-chat',
   baseUrl: 'https://api.example.com/v1',
   models: ['alpha-1', 'alpha-2'],
+  modelLimits: [{ id: 'alpha-1', contextWindow: 200_000, maxOutput: 8_192 }],
   upstream: 'alpha',
   enabled: true,
   createdAt,
+};
+
+/** A connection test whose model list answered and whose generation was refused. */
+export const connectionTestFixture = {
+  connection: { id: 'con_1', provider: 'alpha', wire: 'openai-chat', baseUrl: 'https://api.example.com/v1' },
+  ok: false,
+  probes: [
+    {
+      call: 'model-list',
+      method: 'GET',
+      url: 'https://api.example.com/v1/models',
+      ok: true,
+      status: 200,
+      latencyMs: 42,
+      models: { count: 7, ids: ['alpha-1', 'alpha-2', 'm3', 'm4', 'm5', 'm6', 'm7'], more: false },
+    },
+    {
+      call: 'generation',
+      method: 'POST',
+      url: 'https://api.example.com/v1/chat/completions',
+      model: 'alpha-1',
+      ok: false,
+      status: 401,
+      latencyMs: 7,
+      failure: { code: 'upstream_status', reason: 'The upstream refused the credential (401): check the API key.' },
+    },
+  ],
+  notListedUpstream: ['alpha-3'],
 };
 
 /** The answers of the admin API contract, keyed on method and path. */
@@ -91,6 +120,11 @@ export function contractAnswer(request: RecordedRequest): StubAnswer {
       return { status: 200, body: { connections: [connectionFixture] } };
     case 'POST /admin/v1/connections/{id}/enable':
       return { status: 200, body: { connection: connectionFixture } };
+    case 'POST /admin/v1/connections/{id}/test':
+      return {
+        status: 200,
+        body: { ...connectionTestFixture, ok: true, probes: connectionTestFixture.probes.slice(0, 1) },
+      };
     case 'POST /admin/v1/connections/{id}/disable':
       return { status: 200, body: { connection: { ...connectionFixture, enabled: false } } };
     default:
