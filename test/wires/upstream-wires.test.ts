@@ -3,7 +3,9 @@ import { anthropicMessagesUpstreamWire } from '../../shared/wires/anthropic-mess
 import { geminiUpstreamWire } from '../../shared/wires/gemini/gemini-upstream-wire.ts';
 import { openaiChatUpstreamWire } from '../../shared/wires/openai-chat/openai-chat-upstream-wire.ts';
 import { openaiResponsesUpstreamWire } from '../../shared/wires/openai-responses/openai-responses-upstream-wire.ts';
-import { joinUrl, type UpstreamWireFormat } from '../../shared/wires/upstream-wire-format.ts';
+import { canonicalBaseUrl, joinUrl, type UpstreamWireFormat } from '../../shared/wires/upstream-wire-format.ts';
+import { upstreamWireFor } from '../../shared/wires/upstream-wires.ts';
+import type { UpstreamWire } from '../../shared/wires/wire-names.ts';
 
 function urlOf(wire: UpstreamWireFormat<unknown, unknown>, baseUrl: string): string {
   return wire.buildUpstreamRequest({
@@ -30,5 +32,137 @@ describe('joinUrl', () => {
     expect(urlOf(openaiResponsesUpstreamWire, base)).toBe('https://engine.internal/v1/responses');
     expect(urlOf(anthropicMessagesUpstreamWire, base)).toBe('https://engine.internal/v1/messages');
     expect(urlOf(geminiUpstreamWire, base)).toBe('https://engine.internal/v1/models/m:generateContent');
+  });
+});
+
+/**
+ * Each row: a base URL as that provider documents it for its own SDK (OPENAI_BASE_URL, ANTHROPIC_BASE_URL, the
+ * Google SDK's baseUrl), the wire, and where a generation goes. Connections stored under the earlier rule
+ * (`…/v1` for messages, `…/v1beta` for generate-content) reach the same address.
+ */
+const documentedBaseUrls: readonly (readonly [label: string, wire: UpstreamWire, baseUrl: string, url: string])[] = [
+  ['OpenAI', 'openai-chat', 'https://api.openai.com/v1', 'https://api.openai.com/v1/chat/completions'],
+  ['OpenAI Responses', 'openai-responses', 'https://api.openai.com/v1', 'https://api.openai.com/v1/responses'],
+  [
+    'Azure OpenAI (v1 API)',
+    'openai-responses',
+    'https://my-resource.openai.azure.com/openai/v1/',
+    'https://my-resource.openai.azure.com/openai/v1/responses',
+  ],
+  ['OpenRouter', 'openai-chat', 'https://openrouter.ai/api/v1', 'https://openrouter.ai/api/v1/chat/completions'],
+  ['DeepSeek', 'openai-chat', 'https://api.deepseek.com', 'https://api.deepseek.com/chat/completions'],
+  [
+    'GLM',
+    'openai-chat',
+    'https://open.bigmodel.cn/api/paas/v4/',
+    'https://open.bigmodel.cn/api/paas/v4/chat/completions',
+  ],
+  ['vLLM', 'openai-chat', 'http://localhost:8000/v1', 'http://localhost:8000/v1/chat/completions'],
+  ['Ollama', 'openai-chat', 'http://localhost:11434/v1/', 'http://localhost:11434/v1/chat/completions'],
+  ['Anthropic', 'anthropic-messages', 'https://api.anthropic.com', 'https://api.anthropic.com/v1/messages'],
+  [
+    'Anthropic, as stored before',
+    'anthropic-messages',
+    'https://api.anthropic.com/v1',
+    'https://api.anthropic.com/v1/messages',
+  ],
+  [
+    'Anthropic with a slash',
+    'anthropic-messages',
+    'https://api.anthropic.com/v1/',
+    'https://api.anthropic.com/v1/messages',
+  ],
+  [
+    'DeepSeek, messages-format',
+    'anthropic-messages',
+    'https://api.deepseek.com/anthropic',
+    'https://api.deepseek.com/anthropic/v1/messages',
+  ],
+  ['Ollama, messages-format', 'anthropic-messages', 'http://localhost:11434', 'http://localhost:11434/v1/messages'],
+  [
+    'Google AI Studio',
+    'gemini',
+    'https://generativelanguage.googleapis.com',
+    'https://generativelanguage.googleapis.com/v1beta/models/m:generateContent',
+  ],
+  [
+    'Google AI Studio, as stored before',
+    'gemini',
+    'https://generativelanguage.googleapis.com/v1beta/',
+    'https://generativelanguage.googleapis.com/v1beta/models/m:generateContent',
+  ],
+  [
+    'Google AI Studio, the stable API',
+    'gemini',
+    'https://generativelanguage.googleapis.com/v1',
+    'https://generativelanguage.googleapis.com/v1/models/m:generateContent',
+  ],
+];
+
+describe('base URLs as each provider’s SDK takes them', () => {
+  it.each(documentedBaseUrls)('%s: %s at %s', (_label, wire, baseUrl, url) => {
+    const format = upstreamWireFor(wire);
+    expect(urlOf(format, baseUrl)).toBe(url);
+    // The form a new connection is stored in reaches the same address.
+    expect(urlOf(format, canonicalBaseUrl(format.baseUrl, baseUrl))).toBe(url);
+  });
+
+  it('stores a base URL without trailing slashes and without the version the SDK appends', () => {
+    const stored = (wire: UpstreamWire, baseUrl: string) => canonicalBaseUrl(upstreamWireFor(wire).baseUrl, baseUrl);
+    expect(stored('anthropic-messages', 'https://api.anthropic.com/v1/')).toBe('https://api.anthropic.com');
+    expect(stored('anthropic-messages', 'https://api.anthropic.com')).toBe('https://api.anthropic.com');
+    expect(stored('gemini', 'https://generativelanguage.googleapis.com/v1beta')).toBe(
+      'https://generativelanguage.googleapis.com',
+    );
+    // Another version is the choice of another API, and stays; so does a host that is named like the version.
+    expect(stored('gemini', 'https://generativelanguage.googleapis.com/v1')).toBe(
+      'https://generativelanguage.googleapis.com/v1',
+    );
+    expect(stored('anthropic-messages', 'http://v1')).toBe('http://v1');
+    // OpenAI's base URL carries its version: nothing is taken off.
+    expect(stored('openai-chat', 'https://api.openai.com/v1/')).toBe('https://api.openai.com/v1');
+  });
+
+  it('puts each wire’s model list under the same address, with the vendor’s own authentication', () => {
+    const target = { baseUrl: 'https://engine.internal', credential: 'provider-secret' };
+    const listOf = (wire: UpstreamWire, baseUrl = target.baseUrl) =>
+      upstreamWireFor(wire).modelList.request({ ...target, baseUrl });
+    expect(listOf('openai-chat', 'https://engine.internal/v1')).toMatchObject({
+      method: 'GET',
+      url: 'https://engine.internal/v1/models',
+      headers: { authorization: 'Bearer provider-secret' },
+    });
+    expect(listOf('anthropic-messages')).toMatchObject({
+      method: 'GET',
+      url: 'https://engine.internal/v1/models?limit=1000',
+      headers: { 'x-api-key': 'provider-secret', 'anthropic-version': '2023-06-01' },
+    });
+    expect(listOf('anthropic-messages', 'https://engine.internal/v1').url).toBe(
+      'https://engine.internal/v1/models?limit=1000',
+    );
+    expect(listOf('gemini')).toMatchObject({
+      method: 'GET',
+      url: 'https://engine.internal/v1beta/models?pageSize=1000',
+      headers: { 'x-goog-api-key': 'provider-secret' },
+    });
+  });
+
+  it('reads the ids of each wire’s model list, and whether more pages follow', () => {
+    const read = (wire: UpstreamWire, answer: unknown) => upstreamWireFor(wire).modelList.read(answer);
+    expect(read('openai-responses', { object: 'list', data: [{ id: 'a', object: 'model' }, { id: 'b' }] })).toEqual({
+      ids: ['a', 'b'],
+      more: false,
+    });
+    expect(read('anthropic-messages', { data: [{ type: 'model', id: 'claude-x' }], has_more: true })).toEqual({
+      ids: ['claude-x'],
+      more: true,
+    });
+    expect(read('gemini', { models: [{ name: 'models/gemini-x' }], nextPageToken: 'next' })).toEqual({
+      ids: ['gemini-x'],
+      more: true,
+    });
+    expect(read('gemini', {})).toEqual({ ids: [], more: false });
+    expect(read('openai-chat', { error: { message: 'no' } })).toBeUndefined();
+    expect(read('anthropic-messages', 'not json')).toBeUndefined();
   });
 });
