@@ -74,8 +74,10 @@ export interface ConnectionInput {
   provider: string;
   wire: 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini';
   baseUrl: string;
-  models?: string[];
+  /** Model ids, or ids with the limits the connection declares for them. */
+  models?: (string | { id: string; contextWindow?: number; maxOutput?: number })[];
   upstream?: string;
+  privateNetwork?: boolean;
   apiKey?: string;
 }
 
