@@ -281,6 +281,37 @@ describe('Gemini generate-content', () => {
   });
 });
 
+describe('model lists', () => {
+  it('serves each wire’s list in the shape its official SDK reads, told apart by the SDK’s credential header', async () => {
+    upstream.setModels(['model-one', 'model-two']);
+    const openai = new OpenAI({ apiKey: 'provider-secret', baseURL: `${upstream.url}/v1`, maxRetries: 0 });
+    const openaiIds = [];
+    for await (const model of openai.models.list()) openaiIds.push(model.id);
+    const anthropic = new Anthropic({ apiKey: 'provider-secret', baseURL: upstream.url, maxRetries: 0 });
+    const anthropicIds = [];
+    for await (const model of anthropic.models.list()) anthropicIds.push(model.id);
+    const google = new GoogleGenAI({ apiKey: 'provider-secret', httpOptions: { baseUrl: upstream.url } });
+    const googleNames = [];
+    for await (const model of await google.models.list()) googleNames.push(model.name);
+
+    expect(openaiIds).toEqual(['model-one', 'model-two']);
+    expect(anthropicIds).toEqual(['model-one', 'model-two']);
+    expect(googleNames).toEqual(['models/model-one', 'models/model-two']);
+    expect(upstream.requests.map((request) => [request.method, request.path, request.wire])).toEqual([
+      ['GET', '/v1/models', 'openai-chat'],
+      ['GET', '/v1/models', 'anthropic-messages'],
+      ['GET', '/v1beta/models', 'gemini'],
+    ]);
+  });
+
+  it('answers a queued failure instead of the list', async () => {
+    upstream.nextResponse({ type: 'error', status: 401 });
+    const response = await fetch(`${upstream.url}/v1/models`, { headers: { authorization: 'Bearer wrong' } });
+    expect(response.status).toBe(401);
+    expect(await response.json()).toMatchObject({ error: { code: 'invalid_api_key' } });
+  });
+});
+
 describe('pacing and failures', () => {
   const streamedChat = { ...chatRequest, stream: true };
 
