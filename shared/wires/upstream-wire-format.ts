@@ -71,6 +71,11 @@ export interface UpstreamHttpRequest {
   body: string;
 }
 
+/** The `GET` of an upstream's model list: no body, only the wire's authentication. */
+export function modelListRequest(url: string, headers: Record<string, string>): UpstreamHttpRequest {
+  return { method: 'GET', url, headers, body: '' };
+}
+
 /** An upstream's own model list, where its wire has one: what a connection test asks for. */
 export interface UpstreamModelList {
   /** The `GET` of the list's first page, as large a page as the vendor gives. */

@@ -3,6 +3,7 @@ import {
   apiBaseUrl,
   type BaseUrlConvention,
   joinUrl,
+  modelListRequest,
   type UpstreamModelList,
   type UpstreamTarget,
 } from '../upstream-wire-format.ts';
@@ -37,12 +38,8 @@ const modelListAnswer = z.looseObject({
  * thousand is the largest page the vendor gives.
  */
 export const messagesUpstreamModelList: UpstreamModelList = {
-  request: (target) => ({
-    method: 'GET',
-    url: `${messagesApiUrl(target.baseUrl, '/models')}?limit=1000`,
-    headers: messagesAuthentication(target),
-    body: '',
-  }),
+  request: (target) =>
+    modelListRequest(`${messagesApiUrl(target.baseUrl, '/models')}?limit=1000`, messagesAuthentication(target)),
   read(answer) {
     const parsed = modelListAnswer.safeParse(answer);
     if (!parsed.success) return undefined;

@@ -3,6 +3,7 @@ import {
   apiBaseUrl,
   type BaseUrlConvention,
   joinUrl,
+  modelListRequest,
   type UpstreamModelList,
   type UpstreamTarget,
 } from '../upstream-wire-format.ts';
@@ -40,12 +41,11 @@ const modelListAnswer = z.looseObject({
  * `models/<id>`, read here as its id. A thousand is the largest page the vendor gives.
  */
 export const generateContentUpstreamModelList: UpstreamModelList = {
-  request: (target) => ({
-    method: 'GET',
-    url: `${generateContentApiUrl(target.baseUrl, '/models')}?pageSize=1000`,
-    headers: generateContentAuthentication(target),
-    body: '',
-  }),
+  request: (target) =>
+    modelListRequest(
+      `${generateContentApiUrl(target.baseUrl, '/models')}?pageSize=1000`,
+      generateContentAuthentication(target),
+    ),
   read(answer) {
     const parsed = modelListAnswer.safeParse(answer);
     if (!parsed.success) return undefined;

@@ -2,6 +2,7 @@ import * as z from '../../validation/zod.ts';
 import {
   type BaseUrlConvention,
   joinUrl,
+  modelListRequest,
   type UpstreamModelList,
   type UpstreamTarget,
 } from '../upstream-wire-format.ts';
@@ -24,12 +25,7 @@ const modelListAnswer = z.looseObject({ data: z.array(z.looseObject({ id: z.stri
 
 /** `GET {base}/models`: the whole list in one answer (https://platform.openai.com/docs/api-reference/models/list). */
 export const openaiUpstreamModelList: UpstreamModelList = {
-  request: (target) => ({
-    method: 'GET',
-    url: joinUrl(target.baseUrl, '/models'),
-    headers: openaiAuthorization(target),
-    body: '',
-  }),
+  request: (target) => modelListRequest(joinUrl(target.baseUrl, '/models'), openaiAuthorization(target)),
   read(answer) {
     const parsed = modelListAnswer.safeParse(answer);
     return parsed.success ? { ids: parsed.data.data.map((model) => model.id), more: false } : undefined;
