@@ -56,6 +56,11 @@ const environmentSchema = z.object({
   GATEWAY_TABLE_ROLLUPS: z.optional(z.string().check(z.minLength(3))),
   /** Usage records of the earlier engine generation (0.1), kept apart from gateway records (spec §9). */
   GATEWAY_TABLE_LEGACY_USAGE: z.optional(z.string().check(z.minLength(3))),
+  /**
+   * The records table of the earlier DynamoDB layout, which `usage migrate-earlier-records` carries into the current
+   * one: the stack names it; on one machine it defaults to the local name; absent, there is nothing to carry.
+   */
+  GATEWAY_TABLE_EARLIER_USAGE: z.optional(z.string().check(z.minLength(3))),
   /** Where the `dynamodb` engine sends its calls when not to AWS (dynalite, DynamoDB Local, any endpoint). */
   GATEWAY_DYNAMODB_ENDPOINT: z.optional(z.url()),
   /**
@@ -127,6 +132,8 @@ function toConfig(env: z.infer<typeof environmentSchema>) {
             rollups: tableNames[2] as string,
             legacyUsage: tableNames[3] as string,
           },
+    /** The earlier layout's records table, when the environment names the tables; the local host knows its own. */
+    earlierUsageTable: env.GATEWAY_TABLE_EARLIER_USAGE,
     dynamoEndpoint: env.GATEWAY_DYNAMODB_ENDPOINT,
     sqliteSynchronous: env.GATEWAY_SQLITE_SYNCHRONOUS,
     metricsNamespace: env.GATEWAY_METRICS_NAMESPACE,

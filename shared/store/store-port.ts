@@ -1,3 +1,4 @@
+import type { Deadline } from '../clock/monotonic-deadline.ts';
 import type { AdmissionRequest, AdmissionResult, ExpiredLease } from './admission.ts';
 import type {
   ConnectionItem,
@@ -17,6 +18,7 @@ import type {
   LegacyImportResult,
   LegacyUsageRecord,
   RecordLocator,
+  RecordOutcome,
   RollupRow,
   RunningRecord,
   StoredLegacyUsageRecord,
@@ -38,6 +40,7 @@ export interface GatewayStore {
   readonly records: UsageRecordStore;
   readonly rollups: RollupStore;
   readonly legacyUsage: LegacyUsageStore;
+  readonly earlierRecords: EarlierRecordsStore;
   /** Releases what the engine holds (connections, file handles); the store is unusable afterwards. */
   close(): Promise<void>;
 }
@@ -210,4 +213,73 @@ export interface LegacyUsageStore {
   importRecords(records: readonly LegacyUsageRecord[], importedAt: Date): Promise<LegacyImportResult>;
   /** Every stored 0.1 record (for export and upgrades; the gateway itself never totals them). */
   list(): Promise<StoredLegacyUsageRecord[]>;
+}
+
+/**
+ * Where the migration of the earlier layout's usage history stands (`usage migrate-earlier-records`). Its steps:
+ * `scan` reads the earlier records table page by page and carries each closed record into the current layout;
+ * `sweep` reads the last days of it again, once the earlier code can no longer be running anything, for what closed
+ * since or was written late; `fold` adds the carried records to the rollups, one record partition at a time; then
+ * `done`.
+ */
+export interface EarlierRecordsMigration {
+  /** `carrying`: call again; `waiting`: nothing to do until `waitingUntil`; `complete`: every earlier record is in. */
+  state: 'carrying' | 'waiting' | 'complete';
+  step: 'scan' | 'sweep' | 'fold' | 'done';
+  /** When the first call began (the gateway's calendar); null before any. */
+  startedAt: string | null;
+  completedAt: string | null;
+  /** While waiting: when the earlier code's last requests will have ended (or died). */
+  waitingUntil: string | null;
+  /** Requests of the earlier code still running when the last scan or sweep read them. */
+  earlierRunning: number;
+  /** Earlier records the scan read (each once). */
+  scannedRecords: number;
+  /**
+   * Records the finished steps wrote into the current layout: a measure of progress, not a total (a record written
+   * by a step that died is found there by the next one, and counted by neither).
+   */
+  carriedRecords: number;
+  /** UTC days that hold carried records, and their record partitions whose carried records are in the rollups. */
+  days: number;
+  foldedPartitions: number;
+  partitionsToFold: number;
+  /**
+   * Carried records counted into the rollups, each partition once: once `complete`, exactly the earlier records now
+   * in the current layout; and, of those, requests whose process had died, closed as the reaper closes them.
+   */
+  foldedRecords: number;
+  foldedDied: number;
+}
+
+export interface EarlierRecordsMigrationOptions {
+  /** The gateway's calendar clock at the call. */
+  now: Date;
+  /** No new step starts once this has passed (a step is a page of records or one record partition's fold). */
+  deadline: Deadline;
+  /**
+   * A lease's length: an earlier request running longer than this belongs to a process that died; and the earlier
+   * code may still run requests this long after the migration began, so the sweep waits that long.
+   */
+  leaseTtlMs: number;
+  /** How a request whose process died is closed: as the reaper closes it. */
+  closeDied(record: RunningRecord, now: Date): RecordOutcome;
+  /** Earlier records read per step; small in tests, so that a migration takes many steps. */
+  pageSize?: number;
+}
+
+/**
+ * The usage history of an earlier storage layout, carried into the current one. Resumable and idempotent: every
+ * step records where it got to with a conditional write, a record carried twice is stored and counted once, and
+ * calls may overlap or die half-way. An engine without an earlier layout (SQLite imports the earlier data folder
+ * whole at its first start) reports `complete` at once.
+ */
+export interface EarlierRecordsStore {
+  /** Where the migration stands at `now` (the gateway's calendar), without moving it. */
+  progress(now: Date): Promise<EarlierRecordsMigration>;
+  /**
+   * Moves it on, step after step, until it completes, must wait, or the deadline passes; at least one step unless
+   * it is complete or waiting.
+   */
+  migrate(options: EarlierRecordsMigrationOptions): Promise<EarlierRecordsMigration>;
 }

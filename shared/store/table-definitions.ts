@@ -10,8 +10,13 @@ export interface IndexDefinition {
   readonly projection: 'ALL' | 'KEYS_ONLY';
 }
 
-export interface TableDefinition {
-  readonly logicalName: 'control' | 'usage' | 'rollups' | 'legacyUsage';
+/** The tables the gateway runs on. */
+export type TableLogicalName = 'control' | 'usage' | 'rollups' | 'legacyUsage';
+/** Tables an upgrade reads from and nothing else writes: the records table of the layout before this one. */
+export type EarlierTableLogicalName = 'earlierUsage';
+
+export interface TableDefinition<Name extends string = TableLogicalName | EarlierTableLogicalName> {
+  readonly logicalName: Name;
   readonly partitionKey: string;
   readonly sortKey?: string;
   readonly indexes: readonly IndexDefinition[];
@@ -22,7 +27,7 @@ export interface TableDefinition {
 }
 
 /** Members, keys, key-secret lookups and connections; one item per member carries all admission state. */
-export const controlTable: TableDefinition = {
+export const controlTable: TableDefinition<TableLogicalName> = {
   logicalName: 'control',
   partitionKey: 'pk',
   // KEYS_ONLY: admission rewrites member items constantly and must not replicate that churn into the index.
@@ -35,7 +40,7 @@ export const controlTable: TableDefinition = {
  * table itself: no index, so a record costs no index writes. Its stream feeds the rollups (closed records folded in
  * batches, off the request path).
  */
-export const usageTable: TableDefinition = {
+export const usageTable: TableDefinition<TableLogicalName> = {
   logicalName: 'usage',
   partitionKey: 'pk',
   sortKey: 'sk',
@@ -44,7 +49,7 @@ export const usageTable: TableDefinition = {
 };
 
 /** Hourly and daily counters per member, key, upstream, provider and model, read by the usage view. */
-export const rollupsTable: TableDefinition = {
+export const rollupsTable: TableDefinition<TableLogicalName> = {
   logicalName: 'rollups',
   partitionKey: 'pk',
   sortKey: 'sk',
@@ -56,7 +61,7 @@ export const rollupsTable: TableDefinition = {
  * so that nothing that reads gateway records or rollups can count them; the id is a hash of the record's content,
  * which makes importing the same file twice a no-op.
  */
-export const legacyUsageTable: TableDefinition = {
+export const legacyUsageTable: TableDefinition<TableLogicalName> = {
   logicalName: 'legacyUsage',
   partitionKey: 'id',
   indexes: [],
@@ -64,13 +69,28 @@ export const legacyUsageTable: TableDefinition = {
 
 export const tableDefinitions = [controlTable, usageTable, rollupsTable, legacyUsageTable] as const;
 
-export type TableLogicalName = TableDefinition['logicalName'];
+/**
+ * The records table of the earlier layout (before records were keyed by day and shard): one item per request keyed
+ * by its id, found by member or by day through two indexes. A stage deployed with that layout keeps it, unchanged and
+ * retained, so that upgrading replaces and deletes nothing; the gateway only reads it, to carry its records into the
+ * current layout (`usage migrate-earlier-records`, shared/store/dynamodb/earlier-records-migration.ts). Its keys and
+ * indexes must stay exactly as that layout declared them: CloudFormation replaces a table whose key changes, and
+ * cannot add and remove indexes in one update.
+ */
+export const earlierUsageTable: TableDefinition<EarlierTableLogicalName> = {
+  logicalName: 'earlierUsage',
+  partitionKey: 'id',
+  indexes: [
+    { name: 'member-time-index', partitionKey: 'memberId', sortKey: 'startedAt', projection: 'ALL' },
+    { name: 'day-time-index', partitionKey: 'day', sortKey: 'startedAt', projection: 'ALL' },
+  ],
+};
 
 /**
  * The environment variable that carries a table's physical name, e.g. `GATEWAY_TABLE_LEGACY_USAGE`: the stack
  * sets it and the configuration reads it, so both derive it here rather than each spelling it.
  */
-export function tableEnvironmentVariable(logicalName: TableLogicalName): string {
+export function tableEnvironmentVariable(logicalName: TableLogicalName | EarlierTableLogicalName): string {
   return `GATEWAY_TABLE_${logicalName.replace(/[A-Z]/g, (letter) => `_${letter}`).toUpperCase()}`;
 }
 

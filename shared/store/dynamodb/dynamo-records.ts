@@ -6,11 +6,15 @@ import { readRecordsNewestFirst } from './dynamo-record-queries.ts';
 import { type DynamoTables, isConditionFailure } from './dynamo-tables.ts';
 import { recordKey } from './partition-keys.ts';
 
-/** A record as this engine stores it: the record, under its partition and sort keys. */
-export type RecordItem = UsageRecord & { pk: string; sk: string };
+/**
+ * A record as this engine stores it: the record, under its partition and sort keys; `carried` marks one that the
+ * migration of the earlier layout wrote (its rollups are that migration's to add, not the stream's), as it was
+ * (`closed`) or closed by the migration because its process had died (`died`).
+ */
+export type RecordItem = UsageRecord & { pk: string; sk: string; carried?: 'closed' | 'died' };
 
 export function toUsageRecord(item: RecordItem): UsageRecord {
-  const { pk: _pk, sk: _sk, ...record } = item;
+  const { pk: _pk, sk: _sk, carried: _carried, ...record } = item;
   return record as UsageRecord;
 }
 

@@ -62,6 +62,10 @@ export function createRequestPathDynamoStore(options: DynamoStoreOptions): Dynam
       importRecords: notOnTheRequestPath('legacyUsage.importRecords'),
       list: notOnTheRequestPath('legacyUsage.list'),
     },
+    earlierRecords: {
+      progress: notOnTheRequestPath('earlierRecords.progress'),
+      migrate: notOnTheRequestPath('earlierRecords.migrate'),
+    },
     close: async () => client.destroy(),
   };
   return { ...store, engine: 'dynamodb', client };

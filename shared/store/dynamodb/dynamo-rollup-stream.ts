@@ -36,13 +36,14 @@ const markerName = (shard: number) => `q${String(shard).padStart(2, '0')}`;
 /**
  * The closings of a batch: records whose state moved from running (or from nothing, when settlement wrote the
  * whole record) to completed or failed in that very change. A running record's write, or any later change of a
- * closed record, folds nothing.
+ * closed record, folds nothing; nor does a record the migration of the earlier layout carried in, which that
+ * migration adds to the rollups itself (earlier-records-fold.ts), once, on every engine alike.
  */
 export function closingsOf(changes: readonly RecordChange[]): Closing[] {
   const closings: Closing[] = [];
   for (const change of changes) {
     const { newImage, oldImage } = change;
-    if (!newImage || newImage.state === 'running') continue;
+    if (!newImage || newImage.state === 'running' || newImage.carried) continue;
     if (oldImage && oldImage.state !== 'running') continue;
     const closed = closedRequestOf(toUsageRecord(newImage));
     if (closed)

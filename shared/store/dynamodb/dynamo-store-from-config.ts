@@ -6,5 +6,10 @@ export function dynamoOptionsFromConfig(config: GatewayConfig): DynamoStoreOptio
   if (!config.tables) {
     throw new Error('the dynamodb engine needs GATEWAY_TABLE_CONTROL, _USAGE, _ROLLUPS and _LEGACY_USAGE');
   }
-  return { region: config.region, endpoint: config.dynamoEndpoint, tableNames: config.tables };
+  return {
+    region: config.region,
+    endpoint: config.dynamoEndpoint,
+    tableNames: config.tables,
+    earlierUsageTable: config.earlierUsageTable,
+  };
 }

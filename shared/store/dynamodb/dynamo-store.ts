@@ -11,6 +11,7 @@ import { readRollups } from './dynamo-rollup-queries.ts';
 import { rebuildRollups } from './dynamo-rollup-rebuild.ts';
 import { addToRollups } from './dynamo-rollups.ts';
 import { createDocumentClient, type DynamoClientOptions, type DynamoTables } from './dynamo-tables.ts';
+import { dynamoEarlierRecords } from './earlier-records-migration.ts';
 
 /** The DynamoDB engine, with its client for whoever instruments it (the benchmark counts its round trips). */
 export interface DynamoStore extends GatewayStore {
@@ -20,6 +21,8 @@ export interface DynamoStore extends GatewayStore {
 
 export interface DynamoStoreOptions extends DynamoClientOptions {
   tableNames: Readonly<Record<TableLogicalName, string>>;
+  /** The earlier layout's records table, whose history `earlierRecords` carries in; absent where there is none. */
+  earlierUsageTable?: string | undefined;
 }
 
 /**
@@ -28,7 +31,11 @@ export interface DynamoStoreOptions extends DynamoClientOptions {
  */
 export function createDynamoStore(options: DynamoStoreOptions): DynamoStore {
   const client = createDocumentClient(options);
-  const tables: DynamoTables = { client, names: { ...options.tableNames } };
+  const tables: DynamoTables = {
+    client,
+    names: { ...options.tableNames },
+    earlierUsageTable: options.earlierUsageTable,
+  };
   return {
     engine: 'dynamodb',
     client,
@@ -43,6 +50,7 @@ export function createDynamoStore(options: DynamoStoreOptions): DynamoStore {
       rebuild: (days) => rebuildRollups(tables, days),
     },
     legacyUsage: dynamoLegacyUsage(tables),
+    earlierRecords: dynamoEarlierRecords(tables),
     async close() {
       client.destroy();
     },

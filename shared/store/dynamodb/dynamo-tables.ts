@@ -13,6 +13,8 @@ export interface DynamoClientOptions {
 export interface DynamoTables {
   readonly client: DynamoDBDocumentClient;
   readonly names: Readonly<Record<TableLogicalName, string>>;
+  /** The earlier layout's records table, which the migration reads (absent: there is none to carry). */
+  readonly earlierUsageTable?: string | undefined;
 }
 
 export function createDocumentClient({ region, endpoint }: DynamoClientOptions): DynamoDBDocumentClient {
@@ -54,6 +56,11 @@ function isUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   return throttlingErrors.has(error.name) || (typeof code === 'string' && connectionErrors.has(code));
+}
+
+/** The table does not exist (an engine on one machine whose data folder never had it). */
+export function isMissingTable(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ResourceNotFoundException';
 }
 
 /** DynamoDB's "condition failed", whichever client raised it. */

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { nothingToMigrate } from '../earlier-records.ts';
 import type { GatewayStore } from '../store-port.ts';
 import { sqliteAdmission } from './sqlite-admission.ts';
 import { sqliteConnections, sqliteKeys, sqliteMembers } from './sqlite-control.ts';
@@ -31,6 +32,8 @@ export function openSqliteStore(options: SqliteOptions): SqliteStore {
     records: guardVerbs(sqliteRecords(statements)),
     rollups: guardVerbs(sqliteRollups(statements)),
     legacyUsage: guardVerbs(sqliteLegacyUsage(statements)),
+    // An earlier data folder is imported whole at the first start (shared/store/upgrade/): nothing is left to carry.
+    earlierRecords: nothingToMigrate,
     async close() {
       if (database.open) database.close();
     },

@@ -12,9 +12,16 @@ import {
   toConnection,
 } from '../dynamodb/control-item-shapes.ts';
 import type { RollupItem } from '../dynamodb/dynamo-rollup-queries.ts';
+import { earlierMigrationProgressKey } from '../dynamodb/earlier-records-migration.ts';
 import { connectionRowValues, insertConnection } from '../sqlite/sqlite-control.ts';
 import type { TableLogicalName } from '../table-definitions.ts';
-import type { StoredLegacyUsageRecord, UsageRecord } from '../usage-records.ts';
+import {
+  closedRequestOf,
+  foldIntoRollups,
+  type RollupRow,
+  type StoredLegacyUsageRecord,
+  type UsageRecord,
+} from '../usage-records.ts';
 
 /** How many of each kind an import copied: what the start message reports. */
 export interface ImportCounts {
@@ -84,7 +91,16 @@ export async function importDynamoTables(
     scanAll(client, tableNames.rollups, existing),
     scanAll(client, tableNames.legacyUsage, existing),
   ]);
-  records.push(...earlierRecords);
+  // A record the migration of the earlier layout has carried is in both tables: the current copy is the one kept.
+  // The rollups of its day are counted again from the records below, since the current layout's rollups may hold
+  // part of the earlier ones (a migration stopped half-way) beside the earlier layout's own.
+  const carriedIds = new Set(records.map((record) => String(record['id'])));
+  const carriedDays = new Set(
+    records
+      .filter((record) => record['carried'] !== undefined)
+      .map((record) => String(record['startedAt']).slice(0, 10)),
+  );
+  records.push(...earlierRecords.filter((record) => !carriedIds.has(String(record['id']))));
   const counts: ImportCounts = {
     members: 0,
     keys: 0,
@@ -109,6 +125,8 @@ export async function importDynamoTables(
     else if (pk.startsWith('secret#')) secrets.push(item as unknown as SecretLookupItem);
     else if (pk.startsWith('connection#')) connections.push(item as unknown as ConnectionControlItem);
     else if (pk === 'meta#bootstrap') bootstrap = item as unknown as BootstrapItem;
+    // Where the migration of the earlier layout stood: SQLite holds every record whole, so nothing is left to carry.
+    else if (pk === earlierMigrationProgressKey) continue;
     else throw new Error(`the control table holds an item this version cannot import: ${pk}`);
   }
 
@@ -120,6 +138,27 @@ export async function importDynamoTables(
   }
 
   const run = (sql: string, ...values: unknown[]) => database.prepare(sql).run(...values);
+  const insertRollup = (row: RollupRow) =>
+    run(
+      `INSERT INTO rollups (hour, member_id, key_id, upstream, provider, model, requests, failed, charge,
+         input_tokens, input_tokens_reported, cached_input_tokens, cached_input_tokens_reported, output_tokens,
+         output_tokens_reported) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      row.hour,
+      row.memberId,
+      row.keyId,
+      row.upstream,
+      row.provider,
+      row.model,
+      row.requests,
+      row.failed,
+      row.charge,
+      row.inputTokens,
+      row.inputTokensReported,
+      row.cachedInputTokens,
+      row.cachedInputTokensReported,
+      row.outputTokens,
+      row.outputTokensReported,
+    );
   // Rows are copied as stored, whatever order the scan gave; the schema's references hold once all are in.
   database.pragma('foreign_keys = OFF');
   database
@@ -239,27 +278,32 @@ export async function importDynamoTables(
           : item.pk.startsWith('h#')
             ? item.pk.slice(2, 12)
             : undefined;
-        if (day === undefined || item.sk.startsWith('total#')) continue;
-        run(
-          `INSERT INTO rollups (hour, member_id, key_id, upstream, provider, model, requests, failed, charge,
-             input_tokens, input_tokens_reported, cached_input_tokens, cached_input_tokens_reported, output_tokens,
-             output_tokens_reported) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          `${day}T${item.hour ?? item.sk.slice(0, 2)}`,
-          item.memberId,
-          item.keyId,
-          item.upstream,
-          item.provider,
-          item.model,
-          item.requests ?? 0,
-          item.failed ?? 0,
-          item.charge ?? 0,
-          item.inputTokens ?? 0,
-          item.inputTokensReported ?? 0,
-          item.cachedInputTokens ?? 0,
-          item.cachedInputTokensReported ?? 0,
-          item.outputTokens ?? 0,
-          item.outputTokensReported ?? 0,
-        );
+        if (day === undefined || item.sk.startsWith('total#') || carriedDays.has(day)) continue;
+        insertRollup({
+          hour: `${day}T${item.hour ?? item.sk.slice(0, 2)}`,
+          memberId: item.memberId,
+          keyId: item.keyId,
+          upstream: item.upstream,
+          provider: item.provider,
+          model: item.model,
+          requests: item.requests ?? 0,
+          failed: item.failed ?? 0,
+          charge: item.charge ?? 0,
+          inputTokens: item.inputTokens ?? 0,
+          inputTokensReported: item.inputTokensReported ?? 0,
+          cachedInputTokens: item.cachedInputTokens ?? 0,
+          cachedInputTokensReported: item.cachedInputTokensReported ?? 0,
+          outputTokens: item.outputTokens ?? 0,
+          outputTokensReported: item.outputTokensReported ?? 0,
+        });
+        counts.rollups++;
+      }
+      const carriedDayRequests = (records as unknown as UsageRecord[])
+        .filter((record) => carriedDays.has(record.startedAt.slice(0, 10)))
+        .map(closedRequestOf)
+        .filter((request) => request !== undefined);
+      for (const row of foldIntoRollups(carriedDayRequests)) {
+        insertRollup(row);
         counts.rollups++;
       }
       for (const item of legacy as unknown as StoredLegacyUsageRecord[]) {
