@@ -50,6 +50,13 @@ export interface CommandSpec<Flags extends FlagMap, Operands extends readonly st
   readonly result: z.ZodMiniType<Result>;
   /** How the answers of several requests add up to the one answer that is printed. */
   readonly combine?: (results: readonly Result[]) => Result;
+  /**
+   * For an operation the gateway does a bounded piece at a time: whether this answer asks for the (last) request to
+   * be sent again. The CLI repeats it until the answer says no, writing `progress` of each answer but the last to
+   * standard error, and stops as well when an answer is the same as the one before (nothing moved).
+   */
+  readonly repeatWhile?: (result: Result, request: AdminRequest) => boolean;
+  readonly progress?: (result: Result) => string;
   /** The readable form; `--json` prints the answer as received instead. */
   readonly render: (result: Result) => string;
   /**
@@ -72,6 +79,10 @@ export interface Command {
   ): (context: RequestContext) => Promise<readonly AdminRequest[]>;
   /** One answer from the answers of every request sent; a single answer is returned as received. */
   combine(results: readonly unknown[]): unknown;
+  /** Whether to send `request` again after this answer to it (`CommandSpec.repeatWhile`). */
+  repeat(result: unknown, request: AdminRequest): boolean;
+  /** What to tell the person waiting about an answer that is not the last; empty when nothing. */
+  progress(result: unknown): string;
   /** Throws `AdminRequestError` when the answer lacks what the readable form needs. */
   render(result: unknown): string;
   /** Whether the (combined) answer reports success; true unless the command says how to tell. */
@@ -113,6 +124,12 @@ export function defineCommand<Flags extends FlagMap, const Operands extends read
       if (results.length === 1) return results[0];
       if (!spec.combine) throw new Error(`${spec.words.join(' ')} cannot combine ${results.length} answers`);
       return spec.combine(results.map((result) => parseResult(spec.result, result)));
+    },
+    repeat(result, request) {
+      return spec.repeatWhile?.(parseResult(spec.result, result), request) ?? false;
+    },
+    progress(result) {
+      return spec.progress?.(parseResult(spec.result, result)) ?? '';
     },
     render(result) {
       return spec.render(parseResult(spec.result, result));

@@ -79,6 +79,57 @@ const keyResult = z.object({ key: keySchema });
 const connectionResult = z.object({ connection: connectionSchema });
 const legacyImportResult = z.object({ imported: z.number(), skipped: z.number() });
 const rebuildResult = z.object({ days: z.number(), records: z.number(), rows: z.number() });
+const migrationResult = z.object({
+  state: z.enum(['carrying', 'waiting', 'complete']),
+  step: z.string(),
+  completedAt: z.nullable(z.string()),
+  waitingUntil: z.nullable(z.string()),
+  earlierRunning: z.number(),
+  scannedRecords: z.number(),
+  carriedRecords: z.number(),
+  days: z.number(),
+  foldedPartitions: z.number(),
+  partitionsToFold: z.number(),
+  foldedRecords: z.number(),
+  foldedDied: z.number(),
+});
+type MigrationResult = z.infer<typeof migrationResult>;
+
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
+/** Where the migration of the earlier layout stands, in a line or two. */
+function renderMigration(migration: MigrationResult): string {
+  const scanned = `scanned ${plural(migration.scannedRecords, 'earlier record')}`;
+  switch (migration.state) {
+    case 'complete':
+      return (
+        `complete${migration.completedAt ? ` since ${migration.completedAt}` : ''}: ${scanned}; ` +
+        `${plural(migration.foldedRecords, 'earlier request')} of ${plural(migration.days, 'day')} in the ` +
+        'current records and rollups' +
+        (migration.foldedDied > 0 ? ` (${migration.foldedDied} that had died, closed as failed)` : '') +
+        '. The earlier records table is no longer read ' +
+        '(README, "Upgrading a stage deployed with the earlier layout").\n'
+      );
+    case 'waiting':
+      return (
+        `waiting until ${migration.waitingUntil}: ${scanned}, ${migration.carriedRecords} carried so far. ` +
+        (migration.earlierRunning > 0
+          ? `${plural(migration.earlierRunning, 'request')} of the earlier version still running. `
+          : 'The earlier version may still be running requests until then. ') +
+        'The scheduled migration goes on by itself; or run this again after that.\n'
+      );
+    case 'carrying':
+      return (
+        `carrying (${migration.step}): ${scanned}, ${migration.carriedRecords} carried so far; ` +
+        `${migration.foldedPartitions} of ${migration.partitionsToFold} record partitions in the rollups\n`
+      );
+    default: {
+      const unknownState: never = migration.state;
+      throw new Error(`unknown migration state ${String(unknownState)}`);
+    }
+  }
+}
+
 const dayMs = 86_400_000;
 
 /** Every UTC day from `from` to `to`, inclusive: a rebuild is sent one day per request, so each stays short. */
@@ -344,5 +395,21 @@ export const commandTable: readonly Command[] = [
     render: ({ days, records, rows }) =>
       `rebuilt the rollups of ${days} day${days === 1 ? '' : 's'} from ${records} record${records === 1 ? '' : 's'} ` +
       `(${rows} hourly row${rows === 1 ? '' : 's'})\n`,
+  }),
+  defineCommand({
+    words: ['usage', 'migrate-earlier-records'],
+    summary:
+      'Carry the usage history of the earlier DynamoDB layout into the current one after an upgrade (records, then ' +
+      'rollups); runs until complete or until it must wait, and is safe to run again, or beside the scheduled migration',
+    operands: [],
+    flags: { status: optionalSwitch('only show where the migration stands') },
+    buildRequest: ({ flags }) =>
+      flags.status
+        ? { method: 'GET', path: '/admin/v1/earlier-records' }
+        : { method: 'POST', path: '/admin/v1/earlier-records/migrate' },
+    result: migrationResult,
+    repeatWhile: (migration, request) => request.method === 'POST' && migration.state === 'carrying',
+    progress: renderMigration,
+    render: renderMigration,
   }),
 ];

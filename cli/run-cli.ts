@@ -62,6 +62,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         throw error;
       }
     }
+    // An operation done a piece per request: the last request again, while its answer asks for it and moves.
+    const last = requests.at(-1);
+    while (last && choice.command.repeat(results.at(-1), last)) {
+      const previous = results.at(-1);
+      io.stderr.write(choice.command.progress(previous));
+      const next = await sendAdminRequest(last, { ...gateway, fetch: io.fetch });
+      results[results.length - 1] = next;
+      if (JSON.stringify(next) === JSON.stringify(previous)) break;
+    }
     const result = choice.command.combine(results);
     io.stdout.write(commandArguments.json ? `${JSON.stringify(result, null, 2)}\n` : choice.command.render(result));
     return choice.command.succeeded(result) ? exitCodes.done : exitCodes.requestFailed;

@@ -5,8 +5,9 @@ import { join, resolve } from 'node:path';
 import { reapAllExpiredLeases } from '../../shared/accounting/reap-all.ts';
 import { bootstrapAdministrator } from '../../shared/admin/bootstrap-admin.ts';
 import { parseGatewayConfig } from '../../shared/config/gateway-config.ts';
-import { createGatewayServices, type GatewayServices } from '../../shared/config/gateway-services.ts';
+import { createGatewayServices, type GatewayServices, trackBackground } from '../../shared/config/gateway-services.ts';
 import { logger } from '../../shared/observability/logger.ts';
+import { migrateEarlierRecords, migrationBudgetMs } from '../../shared/usage/migrate-earlier-records.ts';
 import { loadLocalFunctions } from './local-functions.ts';
 import { createLocalServer } from './local-server.ts';
 import { openLocalStore } from './open-local-store.ts';
@@ -60,10 +61,26 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
   const { port } = server.address() as AddressInfo;
 
   const reaperIntervalMs = options.reaperIntervalMs ?? 60_000;
+  // As the stack schedules it on AWS: the earlier layout's history carried in a pass at a time until complete, one
+  // pass at a time, each as short as an admin request's, and awaited by `close` like any background work.
+  let migrationDone = false;
+  let migrationRunning = false;
+  const migrationPass = async () => {
+    if (migrationDone || migrationRunning) return;
+    migrationRunning = true;
+    try {
+      const pass = migrateEarlierRecords(services, migrationBudgetMs.adminRequest);
+      trackBackground(services, pass);
+      migrationDone = (await pass).state === 'complete';
+    } finally {
+      migrationRunning = false;
+    }
+  };
   const reaper =
     reaperIntervalMs > 0
       ? setInterval(() => {
           reapAllExpiredLeases(services).catch((error: unknown) => logger.error('reaper failed', { error }));
+          migrationPass().catch((error: unknown) => logger.error('earlier records migration failed', { error }));
         }, reaperIntervalMs)
       : undefined;
   reaper?.unref();

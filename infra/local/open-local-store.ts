@@ -21,8 +21,11 @@ export const localTableNames: Readonly<Record<TableLogicalName, string>> = {
   legacyUsage: 'gateway-legacy-usage',
 };
 
-/** The records table of the earlier layout (keyed by request id), which an upgrade still imports from. */
-const earlierUsageTable = 'gateway-usage';
+/**
+ * The records table of the earlier layout (keyed by request id), under its local name: the SQLite import reads it,
+ * and the `dynamodb` engine carries its records into the current layout (`usage migrate-earlier-records`).
+ */
+export const localEarlierUsageTable = 'gateway-usage';
 
 /** The SQLite database of a data folder. */
 export const sqliteDatabasePath = (dataDir: string) => join(dataDir, 'gateway.sqlite');
@@ -56,7 +59,13 @@ export async function openLocalStore(config: GatewayConfig, dataDir: string): Pr
   } finally {
     tableClient.destroy();
   }
-  const store = createDynamoStore({ region: config.region, endpoint, tableNames });
+  const store = createDynamoStore({
+    region: config.region,
+    endpoint,
+    tableNames,
+    // Tables named by the environment name their earlier one too, if they have one; the local names have theirs.
+    earlierUsageTable: config.tables ? config.earlierUsageTable : localEarlierUsageTable,
+  });
   return {
     store,
     notes: [
@@ -99,7 +108,12 @@ async function importEmbeddedDynalite(config: GatewayConfig, dataDir: string): P
   const client = createDocumentClient({ region: 'local', endpoint: dynalite.endpoint });
   const database = openDatabase({ path: partial, synchronous: 'full' });
   try {
-    const counts = await importDynamoTables(client, config.tables ?? localTableNames, database, earlierUsageTable);
+    const counts = await importDynamoTables(
+      client,
+      config.tables ?? localTableNames,
+      database,
+      config.tables ? config.earlierUsageTable : localEarlierUsageTable,
+    );
     database.close();
     await rename(partial, target);
     return counts;

@@ -11,6 +11,7 @@ import { upstreamNetworkFor } from '../net/upstream-address.ts';
 import { logger } from '../observability/logger.ts';
 import { type ConnectionItem, holderMemberId, toConnectionView } from '../store/control-items.ts';
 import { newId } from '../store/ids.ts';
+import { migrateEarlierRecords, migrationBudgetMs } from '../usage/migrate-earlier-records.ts';
 import { rebuildRollups } from '../usage/rebuild-rollups.ts';
 import type * as z from '../validation/zod.ts';
 import { canonicalBaseUrl } from '../wires/upstream-wire-format.ts';
@@ -211,6 +212,17 @@ const adminRoutes: AdminRoute[] = [
     method: 'POST',
     pattern: '/rollups/rebuild',
     action: async (services, request) => [200, await rebuildRollups(services, parseBody(rebuildRollupsBody, request))],
+  },
+  {
+    method: 'GET',
+    pattern: '/earlier-records',
+    action: async (services) => [200, await services.store.earlierRecords.progress(services.now())],
+  },
+  {
+    method: 'POST',
+    pattern: '/earlier-records/migrate',
+    // One bounded piece of the migration per request; the CLI asks again until it completes or must wait.
+    action: async (services) => [200, await migrateEarlierRecords(services, migrationBudgetMs.adminRequest)],
   },
 ];
 
