@@ -1,10 +1,11 @@
-import type { TableLogicalName } from '../shared/store/table-definitions.ts';
+import type { EarlierTableLogicalName, TableLogicalName } from '../shared/store/table-definitions.ts';
 import type { FunctionAccess } from './function-profiles.ts';
 
 export type DynamoAction =
   | 'dynamodb:GetItem'
   | 'dynamodb:BatchGetItem'
   | 'dynamodb:Query'
+  | 'dynamodb:Scan'
   | 'dynamodb:PutItem'
   | 'dynamodb:UpdateItem'
   | 'dynamodb:DeleteItem';
@@ -17,7 +18,7 @@ export type SecretAction =
 
 export interface FunctionPermissions {
   /** The DynamoDB actions the function's code calls, per table; a table not named is not reachable at all. */
-  readonly tables: Readonly<Partial<Record<TableLogicalName, readonly DynamoAction[]>>>;
+  readonly tables: Readonly<Partial<Record<TableLogicalName | EarlierTableLogicalName, readonly DynamoAction[]>>>;
   /** What it does with provider credentials (the stage's secrets under `model-gateway/<stage>/`). */
   readonly providerCredentials: readonly SecretAction[];
   /** Whether it reads the origin secret, as every function answering HTTP does before anything else. */
@@ -33,8 +34,22 @@ export interface FunctionPermissions {
 const controlReads: readonly DynamoAction[] = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
 
 /**
- * Exactly the DynamoDB and Secrets Manager actions each kind of function calls, no broader grant: no Scan
- * anywhere (the gateway reads by key and by index only), no DeleteItem or BatchWriteItem where the code has none.
+ * What the migration of the earlier layout's usage history calls: its progress item read and moved; the earlier
+ * records table scanned once and its last days read again by its day index (the only Scan the gateway makes, of
+ * the one table nothing writes any more); each record put into the current records table; the carried records
+ * read back by partition and added to the rollups.
+ */
+const earlierMigration = {
+  control: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+  earlierUsage: ['dynamodb:Scan', 'dynamodb:Query'],
+  usage: ['dynamodb:PutItem', 'dynamodb:Query'],
+  rollups: ['dynamodb:UpdateItem'],
+} as const satisfies FunctionPermissions['tables'];
+
+/**
+ * Exactly the DynamoDB and Secrets Manager actions each kind of function calls, no broader grant: no Scan but the
+ * migration's of the earlier records table (the gateway reads by key and by index), no DeleteItem or BatchWriteItem
+ * where the code has none.
  * test/infra/derived-permissions.test.ts derives the actions from each function's code and its recorded calls,
  * and gateway-permissions.test.ts proves the template grants exactly these.
  */
@@ -63,9 +78,11 @@ export const functionPermissions: Readonly<Record<FunctionAccess, FunctionPermis
       control: [...controlReads, 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
       // The import of 0.1 usage records: one conditional put each.
       legacyUsage: ['dynamodb:PutItem'],
-      // Rebuilding rollups: a day's records read, its rollups written with their figures, stale ones deleted.
-      usage: ['dynamodb:Query'],
+      // Rebuilding rollups: a day's records read, its rollups written with their figures, stale ones deleted; and
+      // the migration of the earlier layout's records (`earlierMigration`).
+      usage: ['dynamodb:Query', 'dynamodb:PutItem'],
       rollups: ['dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      earlierUsage: earlierMigration.earlierUsage,
     },
     // Stores credentials, deletes one whose connection was not stored, and reads one to test its connection
     // (`connection test`), which sends it to that connection's upstream only and never returns it.
@@ -92,6 +109,7 @@ export const functionPermissions: Readonly<Record<FunctionAccess, FunctionPermis
     providerCredentials: [],
     originCheck: false,
   },
+  'earlier-migration': { tables: earlierMigration, providerCredentials: [], originCheck: false },
   // The records stream's consumer: each rollup item one conditional update, read back when a batch comes again.
   'rollup-fold': {
     tables: { rollups: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] },

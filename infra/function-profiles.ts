@@ -9,6 +9,7 @@ export type FunctionAccess =
   | 'admin'
   | 'usage-read'
   | 'reaper'
+  | 'earlier-migration'
   | 'rollup-fold';
 
 export interface FunctionProfile {

@@ -16,6 +16,8 @@ import {
   staticRoutes,
 } from '../shared/http/route-table.ts';
 import {
+  type EarlierTableLogicalName,
+  earlierUsageTable,
   type TableLogicalName,
   tableDefinitions,
   tableEnvironmentVariable,
@@ -71,7 +73,8 @@ export interface FunctionOrigin {
   readonly pathPatterns: readonly string[];
 }
 
-type TableName = TableLogicalName;
+/** The tables the gateway runs on, and the earlier layout's records table, which an upgrade keeps and reads. */
+type TableName = TableLogicalName | EarlierTableLogicalName;
 
 const projectRoot = dirname(dirname(fileURLToPath(import.meta.url)));
 
@@ -93,8 +96,8 @@ export class GatewayStack extends Stack {
   constructor(scope: Construct, id: string, props: GatewayStackProps) {
     super(scope, id, props);
 
-    const tables = new Map(
-      tableDefinitions.map((definition) => [
+    const tables = new Map<TableName, Table>(
+      [...tableDefinitions, earlierUsageTable].map((definition) => [
         definition.logicalName,
         createGatewayTable(this, definition, props.production),
       ]),
@@ -198,12 +201,15 @@ export class GatewayStack extends Stack {
     for (const site of staticSites) site.deployTo(gatewayDistribution.distribution);
 
     const reaper = scheduledFunctions.get('reaper');
-    if (!reaper) throw new Error('the stack declares no reaper');
+    const earlierMigration = scheduledFunctions.get('migrate-earlier-records');
+    if (!reaper || !earlierMigration) throw new Error('the stack declares no reaper or no migration');
     const alarms = new GatewayAlarms(this, 'Alarms', {
       metricsNamespace,
       functions: new Map<string, GatewayFunction>([...functions, ...scheduledFunctions, ...streamFunctions]),
       reaper,
       reaperPeriod: scheduledFunctionProfiles.reaper.every,
+      earlierMigration,
+      earlierMigrationPeriod: scheduledFunctionProfiles['migrate-earlier-records'].every,
       streamConsumers: [...streamFunctions].map(([functionId, gatewayFunction]) => ({
         functionId,
         gatewayFunction,

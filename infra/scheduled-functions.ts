@@ -5,7 +5,7 @@ import type { FunctionProfile } from './function-profiles.ts';
  * Functions that EventBridge runs on a schedule. They have no route, so they live apart from the route table's
  * `functionIds`: nothing may reach them over HTTP.
  */
-export const scheduledFunctionIds = ['reaper'] as const;
+export const scheduledFunctionIds = ['reaper', 'migrate-earlier-records'] as const;
 export type ScheduledFunctionId = (typeof scheduledFunctionIds)[number];
 
 export interface ScheduledFunctionProfile extends FunctionProfile {
@@ -21,6 +21,17 @@ export const scheduledFunctionProfiles: Readonly<Record<ScheduledFunctionId, Sch
   reaper: {
     access: 'reaper',
     memorySize: 256,
+    timeout: Duration.minutes(2),
+    reservedConcurrency: 1,
+    every: Duration.minutes(5),
+  },
+  // Carries the usage history of the earlier DynamoDB layout into the current one after an upgrade, a bounded pass
+  // at a time (shared/usage/migrate-earlier-records.ts, `migrationBudgetMs.scheduledPass`, well inside the
+  // time-out), until it completes; then each pass reads one item and ends. One pass at a time: overlapping ones
+  // would be harmless (every step is conditional) but only repeat each other's work.
+  'migrate-earlier-records': {
+    access: 'earlier-migration',
+    memorySize: 512,
     timeout: Duration.minutes(2),
     reservedConcurrency: 1,
     every: Duration.minutes(5),

@@ -1,4 +1,4 @@
-import type { TableLogicalName } from '../shared/store/table-definitions.ts';
+import type { EarlierTableLogicalName, TableLogicalName } from '../shared/store/table-definitions.ts';
 import { pascalCase } from './pascal-case.ts';
 
 /**
@@ -14,7 +14,7 @@ export const stackOutputKeys = {
 } as const;
 
 /** The output holding a table's physical name, e.g. `LegacyUsageTableName`. */
-export function tableOutputKey(logicalName: TableLogicalName): string {
+export function tableOutputKey(logicalName: TableLogicalName | EarlierTableLogicalName): string {
   return `${pascalCase(logicalName)}TableName`;
 }
 

@@ -4,8 +4,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { localTableNames } from '../../infra/local/open-local-store.ts';
+import { localEarlierUsageTable, localTableNames } from '../../infra/local/open-local-store.ts';
 import { pascalCase } from '../../infra/pascal-case.ts';
 import { stackNameFor } from '../../infra/stack-outputs.ts';
 import { backgroundFunctionIds } from '../../infra/stream-functions.ts';
@@ -15,7 +17,10 @@ import { originSecretHeader } from '../../shared/http/origin-check.ts';
 import { type FunctionId, functionIds } from '../../shared/http/route-table.ts';
 import { tokenCountSourceHeader } from '../../shared/http/token-count-source.ts';
 import { gatewayMetricNames } from '../../shared/observability/metric-names.ts';
-import { tableEnvironment } from '../../shared/store/table-definitions.ts';
+import type { DynamoStore } from '../../shared/store/dynamodb/dynamo-store.ts';
+import { ensureTable } from '../../shared/store/dynamodb/ensure-tables.ts';
+import { earlierUsageTable, tableEnvironment, tableEnvironmentVariable } from '../../shared/store/table-definitions.ts';
+import type { UsageRecord } from '../../shared/store/usage-records.ts';
 import { estimateRequestTokenCount } from '../../shared/tokens/estimate-token-count.ts';
 import { createStreamGate, type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
 import { startTestStore } from '../support/test-store.ts';
@@ -37,6 +42,31 @@ import type { TemplateResources } from './template-queries.ts';
 const projectRoot = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 const stage = 'test';
 const synthTimeoutMs = 180_000;
+
+/** A request the earlier layout recorded, long settled. */
+const earlierRecord: UsageRecord = {
+  id: 'req_earlier_bundle',
+  memberId: 'mem_earlier_bundle',
+  keyId: 'key_earlier_bundle',
+  provider: 'openai',
+  model: 'openai/m',
+  connectionId: 'con_earlier',
+  upstream: 'lb',
+  wire: 'openai-chat',
+  stream: false,
+  startedAt: '2025-04-01T09:00:00.000Z',
+  day: '2025-04-01',
+  reserved: 500,
+  state: 'completed',
+  status: 200,
+  endedAt: '2025-04-01T09:00:01.000Z',
+  durationMs: 1_000,
+  inputTokens: 10,
+  cachedInputTokens: null,
+  outputTokens: 5,
+  charge: 15,
+  source: 'measured',
+};
 
 let outputDirectory: string;
 let synth: { code: number | null; stderr: string; durationMs: number; networkAttempts: string };
@@ -176,9 +206,21 @@ describe('the built bundles under a stubbed awslambda global', () => {
       JSON.stringify({ 'origin/a': originSecret, 'origin/b': 'the-other-slot-value' }),
       { mode: 0o600 },
     );
+    // A stage upgraded from the earlier layout: its records table, with one record the migration is to carry.
+    const tableClient = new DynamoDBClient({
+      region: 'local',
+      endpoint: store.endpoint,
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    await ensureTable(tableClient, localEarlierUsageTable, earlierUsageTable);
+    tableClient.destroy();
+    await (store.store as DynamoStore).client.send(
+      new PutCommand({ TableName: localEarlierUsageTable, Item: earlierRecord }),
+    );
     // The environment the stack gives a function, pointed at the embedded store and a local secret file.
     const environment: Record<string, string> = {
       ...tableEnvironment(localTableNames),
+      [tableEnvironmentVariable('earlierUsage')]: localEarlierUsageTable,
       GATEWAY_DYNAMODB_ENDPOINT: store.endpoint as string,
       AWS_REGION: 'eu-west-1',
       GATEWAY_SECRET_STORE: 'file',
@@ -428,6 +470,16 @@ describe('the built bundles under a stubbed awslambda global', () => {
 
   it('reaper runs a pass on its schedule', async () => {
     expect(await invokeScheduled(handlers.get('reaper'))).toEqual({ reaped: 0 });
+  });
+
+  it('migrate-earlier-records carries the earlier records on its schedule, then waits out the earlier code', async () => {
+    expect(await invokeScheduled(handlers.get('migrate-earlier-records'))).toMatchObject({
+      state: 'waiting',
+      step: 'sweep',
+      scannedRecords: 1,
+      carriedRecords: 1,
+    });
+    expect(await store.store.records.get(earlierRecord)).toEqual(earlierRecord);
   });
 
   it('emitted EMF metrics for responses, settlements and the reaper pass', () => {

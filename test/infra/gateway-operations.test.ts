@@ -1,9 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scheduledFunctionProfiles } from '../../infra/scheduled-functions.ts';
+import {
+  type ScheduledFunctionId,
+  scheduledFunctionIds,
+  scheduledFunctionProfiles,
+} from '../../infra/scheduled-functions.ts';
 import { stackOutputKeys, tableOutputKey } from '../../infra/stack-outputs.ts';
+import { backgroundFunctionIds } from '../../infra/stream-functions.ts';
 import { functionIds } from '../../shared/http/route-table.ts';
 import { gatewayMetricNames, metricsServiceName } from '../../shared/observability/metric-names.ts';
-import { tableDefinitions } from '../../shared/store/table-definitions.ts';
+import { earlierUsageTable, tableDefinitions } from '../../shared/store/table-definitions.ts';
 import { type SynthesizedStack, synthesizeStack } from './synthesize-stack.ts';
 import type { TemplateResource } from './template-queries.ts';
 
@@ -20,31 +25,40 @@ function resourcesOfType(type: string): TemplateResource[] {
   return Object.values(synthesized.resources).filter((resource) => resource.Type === type);
 }
 
-function reaperLogicalId(): string {
-  const reaper = synthesized.stack.scheduledFunctions.get('reaper');
-  if (!reaper) throw new Error('no reaper');
-  return synthesized.logicalIdOf(reaper.function);
+function scheduledLogicalId(functionId: ScheduledFunctionId): string {
+  const scheduled = synthesized.stack.scheduledFunctions.get(functionId);
+  if (!scheduled) throw new Error(`no ${functionId}`);
+  return synthesized.logicalIdOf(scheduled.function);
 }
 
-describe('the reaper', () => {
-  it('runs on an EventBridge schedule, without a function URL, retried by its next run only', () => {
-    const reaper = synthesized.stack.scheduledFunctions.get('reaper');
-    expect(reaper?.functionUrl).toBeUndefined();
-    const rules = resourcesOfType('AWS::Events::Rule');
-    expect(rules).toHaveLength(1);
-    expect(rules[0]?.Properties).toMatchObject({
-      ScheduleExpression: `rate(${scheduledFunctionProfiles.reaper.every.toMinutes()} minutes)`,
-      State: 'ENABLED',
-      Targets: [{ Arn: { 'Fn::GetAtt': [reaperLogicalId(), 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 0 } }],
-    });
-    const invokers = resourcesOfType('AWS::Lambda::Permission').filter((permission) =>
-      JSON.stringify(permission.Properties['FunctionName']).includes(reaperLogicalId()),
-    );
-    expect(invokers.map((permission) => permission.Properties['Principal'])).toEqual(['events.amazonaws.com']);
+describe('the scheduled functions (the reaper, the migration of the earlier layout)', () => {
+  it('are the only rules', () => {
+    expect(resourcesOfType('AWS::Events::Rule')).toHaveLength(scheduledFunctionIds.length);
   });
 
-  it('is built with the same defaults as every other function', () => {
-    const properties = synthesized.resources[reaperLogicalId()]?.Properties ?? {};
+  it.each(scheduledFunctionIds)(
+    '%s runs on an EventBridge schedule, without a function URL, retried by its next run only',
+    (functionId) => {
+      expect(synthesized.stack.scheduledFunctions.get(functionId)?.functionUrl).toBeUndefined();
+      const logicalId = scheduledLogicalId(functionId);
+      const rules = resourcesOfType('AWS::Events::Rule').filter((rule) =>
+        JSON.stringify(rule.Properties['Targets']).includes(`"${logicalId}"`),
+      );
+      expect(rules).toHaveLength(1);
+      expect(rules[0]?.Properties).toMatchObject({
+        ScheduleExpression: `rate(${scheduledFunctionProfiles[functionId].every.toMinutes()} minutes)`,
+        State: 'ENABLED',
+        Targets: [{ Arn: { 'Fn::GetAtt': [logicalId, 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 0 } }],
+      });
+      const invokers = resourcesOfType('AWS::Lambda::Permission').filter((permission) =>
+        JSON.stringify(permission.Properties['FunctionName']).includes(logicalId),
+      );
+      expect(invokers.map((permission) => permission.Properties['Principal'])).toEqual(['events.amazonaws.com']);
+    },
+  );
+
+  it.each(scheduledFunctionIds)('%s is built with the same defaults as every other function', (functionId) => {
+    const properties = synthesized.resources[scheduledLogicalId(functionId)]?.Properties ?? {};
     expect(properties['Runtime']).toBe('nodejs24.x');
     expect(properties['Architectures']).toEqual(['arm64']);
     expect(properties['Handler']).toBe('index.handler');
@@ -61,7 +75,7 @@ describe('observability', () => {
       ...synthesized.stack.scheduledFunctions.values(),
       ...synthesized.stack.streamFunctions.values(),
     ];
-    expect(all).toHaveLength(functionIds.length + 2);
+    expect(all).toHaveLength(functionIds.length + backgroundFunctionIds.length);
     for (const gatewayFunction of all) {
       const logGroup = synthesized.resources[synthesized.logicalIdOf(gatewayFunction.function.logGroup)];
       expect(logGroup?.Properties['RetentionInDays']).toBe(30);
@@ -121,10 +135,24 @@ describe('observability', () => {
     expect(backlog?.Properties).toMatchObject({
       Namespace: 'AWS/Lambda',
       MetricName: 'Errors',
-      Dimensions: [{ Name: 'FunctionName', Value: { Ref: reaperLogicalId() } }],
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: scheduledLogicalId('reaper') } }],
       Period: scheduledFunctionProfiles.reaper.every.toSeconds(),
       EvaluationPeriods: 3,
       TreatMissingData: 'breaching',
+    });
+  });
+});
+
+describe('the migration of the earlier layout', () => {
+  it('alarms when its scheduled pass fails three times in a row', () => {
+    const failing = synthesized.resources[synthesized.logicalIdOf(synthesized.stack.alarms.earlierMigrationFailing)];
+    expect(failing?.Properties).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: scheduledLogicalId('migrate-earlier-records') } }],
+      Period: scheduledFunctionProfiles['migrate-earlier-records'].every.toSeconds(),
+      EvaluationPeriods: 3,
+      Threshold: 1,
     });
   });
 });
@@ -140,7 +168,8 @@ describe('stack outputs', () => {
     });
     expect(outputs[stackOutputKeys.stage]?.Value).toBe(stage);
     expect(outputs[stackOutputKeys.region]?.Value).toEqual({ Ref: 'AWS::Region' });
-    for (const definition of tableDefinitions) {
+    // The earlier layout's records table too: the table a team deletes once the migration has carried its records.
+    for (const definition of [...tableDefinitions, earlierUsageTable]) {
       const table = synthesized.stack.tables.get(definition.logicalName);
       if (!table) throw new Error(`no table ${definition.logicalName}`);
       expect(outputs[tableOutputKey(definition.logicalName)]?.Value).toEqual({ Ref: synthesized.logicalIdOf(table) });

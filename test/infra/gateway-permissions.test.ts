@@ -6,7 +6,12 @@ import { functionProfiles } from '../../infra/function-profiles.ts';
 import type { GatewayFunction } from '../../infra/gateway-function.ts';
 import { backgroundFunctionIds, backgroundFunctionProfiles } from '../../infra/stream-functions.ts';
 import { functionIds } from '../../shared/http/route-table.ts';
-import { type TableLogicalName, tableDefinitions } from '../../shared/store/table-definitions.ts';
+import {
+  type EarlierTableLogicalName,
+  earlierUsageTable,
+  type TableLogicalName,
+  tableDefinitions,
+} from '../../shared/store/table-definitions.ts';
 import { type SynthesizedStack, synthesizeStack } from './synthesize-stack.ts';
 import { actionsOf, type PolicyStatementJson } from './template-queries.ts';
 
@@ -48,18 +53,20 @@ function policiesOf(functionId: string): { statements: PolicyStatementJson[]; ma
   return { statements, managed: synthesized.resources[roleId]?.Properties['ManagedPolicyArns'] };
 }
 
-function tableLogicalId(name: TableLogicalName): string {
+type StackTableName = TableLogicalName | EarlierTableLogicalName;
+
+function tableLogicalId(name: StackTableName): string {
   const table = synthesized.stack.tables.get(name);
   if (!table) throw new Error(`no table ${name}`);
   return synthesized.logicalIdOf(table);
 }
 
 /** The tables a statement's resources name: each by its ARN, or its ARN followed by `/index/*`. */
-function tablesNamedBy(statement: PolicyStatementJson): TableLogicalName[] {
+function tablesNamedBy(statement: PolicyStatementJson): StackTableName[] {
   const resources = Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource];
   return resources.map((resource) => {
     const text = JSON.stringify(resource);
-    const name = tableDefinitions.find((definition) => {
+    const name = [...tableDefinitions, earlierUsageTable].find((definition) => {
       const id = tableLogicalId(definition.logicalName);
       return (
         text === JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] }) ||
@@ -79,7 +86,7 @@ describe('least privilege', () => {
       // No managed policy: AWSLambdaBasicExecutionRole alone may write to every log group of the account.
       expect(managed).toBeUndefined();
       const declared = functionPermissions[access];
-      const tableActions = new Map<TableLogicalName, string[]>();
+      const tableActions = new Map<StackTableName, string[]>();
       const credentialActions: string[] = [];
       const originCheckActions: string[] = [];
       const streamActions: string[] = [];
@@ -151,14 +158,26 @@ describe('least privilege', () => {
     },
   );
 
-  it('grants no Scan, BatchWriteItem or wildcard action to anyone, and DeleteItem to the admin function only', () => {
+  it('grants no BatchWriteItem or wildcard action to anyone, and DeleteItem to the admin function only', () => {
     for (const { functionId, access } of allFunctions) {
       const actions = policiesOf(functionId).statements.flatMap(actionsOf);
-      for (const action of ['dynamodb:Scan', 'dynamodb:BatchWriteItem', 'dynamodb:*', 'secretsmanager:*']) {
+      for (const action of ['dynamodb:BatchWriteItem', 'dynamodb:*', 'secretsmanager:*']) {
         expect(actions, functionId).not.toContain(action);
       }
       if (access !== 'admin') expect(actions, functionId).not.toContain('dynamodb:DeleteItem');
     }
+  });
+
+  it('grants Scan on the earlier records table only, to the functions that migrate it', () => {
+    const earlierRecords = JSON.stringify({ 'Fn::GetAtt': [tableLogicalId('earlierUsage'), 'Arn'] });
+    const scanners = allFunctions.filter(({ functionId }) => {
+      const scans = policiesOf(functionId).statements.filter((statement) =>
+        actionsOf(statement).includes('dynamodb:Scan'),
+      );
+      for (const statement of scans) expect(JSON.stringify(statement.Resource)).toContain(earlierRecords);
+      return scans.length > 0;
+    });
+    expect(scanners.map(({ functionId }) => functionId).toSorted()).toEqual(['admin', 'migrate-earlier-records']);
   });
 
   it('lets no function but inference, the token count and the admin function (connection test) read provider credentials', () => {

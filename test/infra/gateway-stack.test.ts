@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGatewayTable } from '../../infra/gateway-table.ts';
 import { backgroundFunctionIds } from '../../infra/stream-functions.ts';
 import { type FunctionId, functionIds, staticRoutes } from '../../shared/http/route-table.ts';
-import { tableDefinitions, tableEnvironmentVariable } from '../../shared/store/table-definitions.ts';
+import { earlierUsageTable, tableDefinitions, tableEnvironmentVariable } from '../../shared/store/table-definitions.ts';
 import { type SynthesizedStack, synthesizeStack } from './synthesize-stack.ts';
 
 const stage = 'test';
@@ -26,7 +26,10 @@ function functionLogicalId(functionId: FunctionId): string {
   return synthesized.logicalIdOf(gatewayFunction.function);
 }
 
-function tableLogicalId(name: (typeof tableDefinitions)[number]['logicalName']): string {
+/** The tables of the stack: those the gateway runs on, and the earlier layout's records table it keeps. */
+const stackTables = [...tableDefinitions, earlierUsageTable];
+
+function tableLogicalId(name: (typeof stackTables)[number]['logicalName']): string {
   const table = synthesized.stack.tables.get(name);
   if (!table) throw new Error(`no table ${name}`);
   return synthesized.logicalIdOf(table);
@@ -61,7 +64,7 @@ describe('GatewayStack', () => {
       expect(variables['GATEWAY_SECRET_STORE']).toBe('secrets-manager');
       expect(variables['GATEWAY_SECRET_PREFIX']).toBe(`model-gateway/${stage}`);
       expect(variables['GATEWAY_PRIVATE_UPSTREAMS']).toBe('marked-only');
-      for (const definition of tableDefinitions) {
+      for (const definition of stackTables) {
         expect(variables[tableEnvironmentVariable(definition.logicalName)]).toEqual({
           Ref: tableLogicalId(definition.logicalName),
         });
@@ -80,7 +83,7 @@ describe('GatewayStack', () => {
   });
 
   describe('tables', () => {
-    it.each(tableDefinitions)('$logicalName has the keys and indexes of its shared definition', (definition) => {
+    it.each(stackTables)('$logicalName has the keys and indexes of its shared definition', (definition) => {
       const resource = synthesized.resources[tableLogicalId(definition.logicalName)];
       if (!resource) throw new Error(`no table ${definition.logicalName} in the template`);
       const keySchema = (partitionKey: string, sortKey: string | undefined) => [
@@ -103,11 +106,14 @@ describe('GatewayStack', () => {
       );
       expect(resource.Properties['TableName']).toBeUndefined();
       expect(resource.Properties['DeletionProtectionEnabled']).toBe(false);
-      expect(resource.DeletionPolicy).toBe('Delete');
+      // A development stage's tables go with it, but for the earlier records, kept until a team deletes them.
+      const kept = definition.logicalName === 'earlierUsage';
+      expect(resource.DeletionPolicy).toBe(kept ? 'Retain' : 'Delete');
+      expect(resource.UpdateReplacePolicy).toBe(kept ? 'Retain' : 'Delete');
     });
 
     it('declares no other tables', () => {
-      synthesized.template.resourceCountIs('AWS::DynamoDB::Table', tableDefinitions.length);
+      synthesized.template.resourceCountIs('AWS::DynamoDB::Table', stackTables.length);
     });
   });
 });
@@ -118,7 +124,7 @@ describe('GatewayStack in production', () => {
     const outdir = await mkdtemp(join(tmpdir(), 'production-tables-'));
     try {
       const tableStack = new Stack(new App({ outdir }), 'ProductionTables');
-      const logicalIds = tableDefinitions.map((definition) =>
+      const logicalIds = stackTables.map((definition) =>
         tableStack.getLogicalId(createGatewayTable(tableStack, definition, true).node.defaultChild as CfnResource),
       );
       const resources = Template.fromStack(tableStack).toJSON()['Resources'];
