@@ -10,6 +10,12 @@ export interface DeploymentSettings {
   readonly reservedConcurrency: number;
   /** The origin-secret slot CloudFront sends (infra/origin-secrets.ts). */
   readonly originSecretSlot: OriginSecretSlot;
+  /**
+   * The earlier DynamoDB layout's records table: `kept` in the stack (the default) until the migration of its
+   * records reports complete, then `retired`: removed from the stack, which leaves the table itself in place
+   * (it is retained) for the team to delete (README, "Upgrading a stage deployed with the earlier layout").
+   */
+  readonly earlierRecords: EarlierRecordsTable;
   /** An AWS WAF web ACL with a rate limit per client IP on the distribution, or none. */
   readonly waf: { readonly requestsPerFiveMinutes: number } | undefined;
   /** Where to deploy, when it must be known at synthesis (a web ACL's cross-region reference needs it). */
@@ -21,6 +27,9 @@ export interface DeploymentSettings {
 export const defaultReservedConcurrency = 50;
 /** 2,000 requests in five minutes from one IP: far above a team behind one NAT, far below a flood. */
 export const defaultWafRequestsPerFiveMinutes = 2_000;
+
+export const earlierRecordsTableChoices = ['kept', 'retired'] as const;
+export type EarlierRecordsTable = (typeof earlierRecordsTableChoices)[number];
 
 export function readDeploymentSettings(
   context: (name: string) => unknown,
@@ -36,6 +45,7 @@ export function readDeploymentSettings(
       least: 1,
     }),
     originSecretSlot: readSlot(context('originSecretSlot')),
+    earlierRecords: readEarlierRecords(context('earlierRecords')),
     waf: waf
       ? {
           requestsPerFiveMinutes: readWholeNumber(context('wafRequestsPerFiveMinutes'), 'wafRequestsPerFiveMinutes', {
@@ -88,6 +98,13 @@ function readWholeNumber(
     throw new Error(`context "${name}" must be a whole number from ${bounds.least}, got ${JSON.stringify(value)}`);
   }
   return number;
+}
+
+function readEarlierRecords(value: unknown): EarlierRecordsTable {
+  if (value === undefined) return 'kept';
+  const choice = earlierRecordsTableChoices.find((candidate) => candidate === value);
+  if (!choice) throw new Error(`context "earlierRecords" must be ${earlierRecordsTableChoices.join(' or ')}`);
+  return choice;
 }
 
 function readSlot(value: unknown): OriginSecretSlot {

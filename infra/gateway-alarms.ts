@@ -13,9 +13,9 @@ export interface GatewayAlarmsProps {
   readonly reaper: GatewayFunction;
   /** How often the reaper runs; its alarm looks at windows of this length. */
   readonly reaperPeriod: Duration;
-  /** The scheduled migration of the earlier layout's usage history, and how often it runs. */
-  readonly earlierMigration: GatewayFunction;
-  readonly earlierMigrationPeriod: Duration;
+  /** The scheduled migration of the earlier layout's usage history, and how often it runs (none once retired). */
+  readonly earlierMigration?: GatewayFunction;
+  readonly earlierMigrationPeriod?: Duration;
   /** Functions a table's stream runs, each with the dead-letter queue of the batches it gives up on. */
   readonly streamConsumers: readonly { functionId: string; gatewayFunction: GatewayFunction; deadLetters: Queue }[];
 }
@@ -31,7 +31,7 @@ export class GatewayAlarms extends Construct {
   readonly serverErrorRate: Alarm;
   readonly throttles: readonly Alarm[];
   readonly reaperBacklog: Alarm;
-  readonly earlierMigrationFailing: Alarm;
+  readonly earlierMigrationFailing: Alarm | undefined;
   /** Per stream consumer: failing batches, falling behind the stream, and batches given up on. */
   readonly streamConsumers: readonly { errors: Alarm; iteratorAge: Alarm; deadLetters: Alarm }[];
 
@@ -92,20 +92,22 @@ export class GatewayAlarms extends Construct {
       treatMissingData: TreatMissingData.BREACHING,
     });
 
-    this.earlierMigrationFailing = new Alarm(this, 'EarlierMigrationFailing', {
-      alarmDescription:
-        "The migration of the earlier layout's usage history failed in three passes in a row: the usage view lacks " +
-        'that history until it completes (`usage migrate-earlier-records --status` tells where it stands).',
-      metric: props.earlierMigration.function.metricErrors({
-        period: props.earlierMigrationPeriod,
-        statistic: Stats.SUM,
-      }),
-      threshold: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 3,
-      // Once complete, each pass only reads where it stands; a pass that does not run has nothing to report.
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
+    this.earlierMigrationFailing =
+      props.earlierMigration &&
+      new Alarm(this, 'EarlierMigrationFailing', {
+        alarmDescription:
+          "The migration of the earlier layout's usage history failed in three passes in a row: the usage view lacks " +
+          'that history until it completes (`usage migrate-earlier-records --status` tells where it stands).',
+        metric: props.earlierMigration.function.metricErrors({
+          period: props.earlierMigrationPeriod ?? period,
+          statistic: Stats.SUM,
+        }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 3,
+        // Once complete, each pass only reads where it stands; a pass that does not run has nothing to report.
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      });
 
     this.streamConsumers = props.streamConsumers.map(({ functionId, gatewayFunction, deadLetters }) => ({
       errors: new Alarm(this, `StreamErrors-${functionId}`, {

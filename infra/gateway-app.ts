@@ -48,6 +48,7 @@ export function defineGatewayStacks(
     ...(settings.upstreamPrefixes ? { upstreamPrefixes: settings.upstreamPrefixes } : {}),
     reservedConcurrency: settings.reservedConcurrency,
     originSecretSlot: settings.originSecretSlot,
+    earlierRecords: settings.earlierRecords,
     ...(edge ? { webAclArn: edge.webAcl.attrArn } : {}),
     staticSiteSources,
     description: `Model gateway, stage ${settings.stage}`,

@@ -23,6 +23,7 @@ import {
   tableEnvironmentVariable,
 } from '../shared/store/table-definitions.ts';
 import { cloudFrontPathPatterns } from './cloudfront-path-patterns.ts';
+import type { EarlierRecordsTable } from './deployment-settings.ts';
 import { type DynamoAction, functionPermissions } from './function-permissions.ts';
 import {
   type FunctionAccess,
@@ -57,6 +58,8 @@ export interface GatewayStackProps extends StackProps {
   readonly reservedConcurrency: number;
   /** Which origin-secret slot CloudFront sends (infra/origin-secrets.ts). */
   readonly originSecretSlot: OriginSecretSlot;
+  /** Whether the stack still declares the earlier layout's records table (and migrates it), or has let it go. */
+  readonly earlierRecords: EarlierRecordsTable;
   /** An AWS WAF web ACL (CLOUDFRONT scope, so in us-east-1) to attach to the distribution. */
   readonly webAclArn?: string;
 }
@@ -96,8 +99,10 @@ export class GatewayStack extends Stack {
   constructor(scope: Construct, id: string, props: GatewayStackProps) {
     super(scope, id, props);
 
+    // The earlier records table, until retired: then it leaves the stack (and, retained, stays in the account).
+    const kept = props.earlierRecords === 'kept';
     const tables = new Map<TableName, Table>(
-      [...tableDefinitions, earlierUsageTable].map((definition) => [
+      [...tableDefinitions, ...(kept ? [earlierUsageTable] : [])].map((definition) => [
         definition.logicalName,
         createGatewayTable(this, definition, props.production),
       ]),
@@ -157,6 +162,7 @@ export class GatewayStack extends Stack {
 
     const scheduledFunctions = new Map<ScheduledFunctionId, GatewayFunction>();
     for (const functionId of scheduledFunctionIds) {
+      if (functionId === 'migrate-earlier-records' && !kept) continue;
       const profile = scheduledFunctionProfiles[functionId];
       const gatewayFunction = createFunction(functionId, profile, false);
       new Rule(this, `${pascalCase(functionId)}Schedule`, {
@@ -201,15 +207,16 @@ export class GatewayStack extends Stack {
     for (const site of staticSites) site.deployTo(gatewayDistribution.distribution);
 
     const reaper = scheduledFunctions.get('reaper');
+    if (!reaper) throw new Error('the stack declares no reaper');
     const earlierMigration = scheduledFunctions.get('migrate-earlier-records');
-    if (!reaper || !earlierMigration) throw new Error('the stack declares no reaper or no migration');
     const alarms = new GatewayAlarms(this, 'Alarms', {
       metricsNamespace,
       functions: new Map<string, GatewayFunction>([...functions, ...scheduledFunctions, ...streamFunctions]),
       reaper,
       reaperPeriod: scheduledFunctionProfiles.reaper.every,
-      earlierMigration,
-      earlierMigrationPeriod: scheduledFunctionProfiles['migrate-earlier-records'].every,
+      ...(earlierMigration
+        ? { earlierMigration, earlierMigrationPeriod: scheduledFunctionProfiles['migrate-earlier-records'].every }
+        : {}),
       streamConsumers: [...streamFunctions].map(([functionId, gatewayFunction]) => ({
         functionId,
         gatewayFunction,
@@ -260,6 +267,8 @@ function grantAccess(
   const permissions = functionPermissions[access];
   for (const [name, actions] of Object.entries(permissions.tables) as [TableName, readonly DynamoAction[]][]) {
     const table = tables.get(name);
+    // A retired earlier records table is no longer the stack's: nothing may reach it any more.
+    if (!table && name === 'earlierUsage') continue;
     if (!table) throw new Error(`the stack declares no ${name} table`);
     gatewayFunction.grantTable(table, actions);
   }

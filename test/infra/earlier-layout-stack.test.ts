@@ -9,7 +9,7 @@ import { functionPermissions } from '../../infra/function-permissions.ts';
 import { functionProfiles } from '../../infra/function-profiles.ts';
 import { createGatewayTable } from '../../infra/gateway-table.ts';
 import { scheduledFunctionProfiles } from '../../infra/scheduled-functions.ts';
-import { earlierUsageTable, tableDefinitions } from '../../shared/store/table-definitions.ts';
+import { earlierUsageTable, tableDefinitions, tableEnvironmentVariable } from '../../shared/store/table-definitions.ts';
 import { migrationBudgetMs } from '../../shared/usage/migrate-earlier-records.ts';
 import { type SynthesizedStack, synthesizeStack } from './synthesize-stack.ts';
 import type { TemplateResources } from './template-queries.ts';
@@ -105,6 +105,26 @@ describe('upgrading a stage deployed with the earlier layout', () => {
       expect(permissions.tables.earlierUsage?.toSorted()).toEqual(['dynamodb:Query', 'dynamodb:Scan']);
     }
   });
+
+  it('lets the earlier records table go from the stack once retired, and with it every way to reach it', async () => {
+    const retired = await synthesizeStack('test', { earlierRecords: 'retired' });
+    try {
+      // Out of the template: CloudFormation removes it from the stack and, as it is retained, leaves the table.
+      expect(retired.resources[earlierRecordsId]).toBeUndefined();
+      for (const [logicalId, earlier] of Object.entries(earlierTemplate.development)) {
+        if (logicalId !== earlierRecordsId)
+          expect(retired.resources[logicalId]?.Properties).toEqual(earlier.Properties);
+      }
+      const template = JSON.stringify(retired.resources);
+      expect(template).not.toContain('dynamodb:Scan');
+      expect(template).not.toContain(tableEnvironmentVariable('earlierUsage'));
+      expect(retired.stack.scheduledFunctions.has('migrate-earlier-records')).toBe(false);
+      expect(retired.stack.alarms.earlierMigrationFailing).toBeUndefined();
+    } finally {
+      await retired.cleanup();
+    }
+    await expect(synthesizeStack('test', { earlierRecords: 'dropped' })).rejects.toThrow(/earlierRecords/);
+  }, 60_000);
 
   it('gives each migration call a budget its function outlives', () => {
     const margin = 10_000;

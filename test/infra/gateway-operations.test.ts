@@ -145,7 +145,9 @@ describe('observability', () => {
 
 describe('the migration of the earlier layout', () => {
   it('alarms when its scheduled pass fails three times in a row', () => {
-    const failing = synthesized.resources[synthesized.logicalIdOf(synthesized.stack.alarms.earlierMigrationFailing)];
+    const alarm = synthesized.stack.alarms.earlierMigrationFailing;
+    if (!alarm) throw new Error('no alarm on the migration');
+    const failing = synthesized.resources[synthesized.logicalIdOf(alarm)];
     expect(failing?.Properties).toMatchObject({
       Namespace: 'AWS/Lambda',
       MetricName: 'Errors',
