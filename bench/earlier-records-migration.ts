@@ -110,7 +110,9 @@ try {
   for (const { phase, passes, ms } of phases) {
     console.log(`  ${phase}: ${ms} ms in ${passes} pass(es), ${Math.round((count / ms) * 1000)} records/s`);
   }
-  console.log(`  result: ${progress.state}, ${progress.foldedRecords} records in the rollups over ${progress.days} days`);
+  console.log(
+    `  result: ${progress.state}, ${progress.foldedRecords} records in the rollups over ${progress.days} days`,
+  );
   console.log(`  DynamoDB calls: ${[...calls].map(([name, calls]) => `${name} ${calls}`).join(', ')}`);
   await store.close();
 } finally {
