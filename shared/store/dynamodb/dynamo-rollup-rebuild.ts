@@ -1,16 +1,9 @@
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../../async-work/map-with-concurrency.ts';
 import type { RollupRebuild } from '../store-port.ts';
-import {
-  type ClosedRequest,
-  closedRequestOf,
-  foldIntoRollups,
-  type RollupRow,
-  rollupCounters,
-  sumRollupRows,
-} from '../usage-records.ts';
+import { type ClosedRequest, closedRequestOf, type RollupRow, rollupCounters } from '../usage-records.ts';
 import { readRecordsNewestFirst } from './dynamo-record-queries.ts';
-import { rollupAddition, rollupItemKeys } from './dynamo-rollups.ts';
+import { rollupAddition, rollupItemWrites } from './dynamo-rollups.ts';
 import { type DynamoTables, queryAll } from './dynamo-tables.ts';
 import { allRollupGroups, dayRollupPartition, hourRollupPartition } from './partition-keys.ts';
 
@@ -67,19 +60,7 @@ export async function rebuildRollups(
       state: 'closed',
     });
     const closed = page.records.map(closedRequestOf).filter((request): request is ClosedRequest => !!request);
-    const hours = foldIntoRollups(closed);
-    const days = new Map<string, RollupRow[]>();
-    for (const row of hours) {
-      const name = itemName(rollupItemKeys(row).day);
-      days.set(name, [...(days.get(name) ?? []), row]);
-    }
-    const writes = [
-      ...hours.map((row) => ({ key: rollupItemKeys(row).hour, row, period: 'hour' as const })),
-      ...[...days.values()].map((rows) => {
-        const row = sumRollupRows(rows);
-        return { key: rollupItemKeys(row).day, row, period: 'day' as const };
-      }),
-    ];
+    const writes = rollupItemWrites(closed);
     const wanted = new Set(writes.map((write) => itemName(write.key)));
     await mapWithConcurrency(writes, writeConcurrency, (write) => setRow(tables, write.key, write.row, write.period));
     const stale = (await storedKeys(tables, day)).filter((key) => !wanted.has(itemName(key)));
@@ -88,7 +69,7 @@ export async function rebuildRollups(
     );
     result.days++;
     result.records += closed.length;
-    result.rows += hours.length;
+    result.rows += writes.filter((write) => write.period === 'hour').length;
   }
   return result;
 }

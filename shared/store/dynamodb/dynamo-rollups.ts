@@ -1,5 +1,11 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type ClosedRequest, foldIntoRollups, type RollupRow, rollupCounters } from '../usage-records.ts';
+import {
+  type ClosedRequest,
+  foldIntoRollups,
+  type RollupRow,
+  rollupCounters,
+  sumRollupRows,
+} from '../usage-records.ts';
 import type { DynamoTables } from './dynamo-tables.ts';
 import { dayRollupPartition, hourRollupPartition, rollupGroupOf } from './partition-keys.ts';
 
@@ -19,6 +25,34 @@ export function rollupItemKeys(row: RollupRow): { hour: { pk: string; sk: string
     hour: { pk: hourRollupPartition(day, group), sk: [row.hour.slice(11, 13), ...identity].join('#') },
     day: { pk: dayRollupPartition(day.slice(0, 7), group), sk: [day.slice(8, 10), ...identity].join('#') },
   };
+}
+
+/** One rollup item's share of some closed requests: its key, the row, and whether it is an hour's or a day's. */
+export interface RollupItemWrite {
+  key: { pk: string; sk: string };
+  row: RollupRow;
+  period: 'hour' | 'day';
+}
+
+/**
+ * The rollup items some closed requests move, each once: an hour's item per hour and identity, and a day's item
+ * per day and identity holding the sum of its hours.
+ */
+export function rollupItemWrites(closed: readonly ClosedRequest[]): RollupItemWrite[] {
+  const hours = foldIntoRollups(closed);
+  const days = new Map<string, RollupRow[]>();
+  for (const row of hours) {
+    const key = rollupItemKeys(row).day;
+    const name = `${key.pk}\n${key.sk}`;
+    days.set(name, [...(days.get(name) ?? []), row]);
+  }
+  return [
+    ...hours.map((row) => ({ key: rollupItemKeys(row).hour, row, period: 'hour' as const })),
+    ...[...days.values()].map((rows) => {
+      const row = sumRollupRows(rows);
+      return { key: rollupItemKeys(row).day, row, period: 'day' as const };
+    }),
+  ];
 }
 
 /**

@@ -1,14 +1,8 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mapWithConcurrency } from '../../async-work/map-with-concurrency.ts';
-import {
-  type ClosedRequest,
-  closedRequestOf,
-  foldIntoRollups,
-  type RollupRow,
-  sumRollupRows,
-} from '../usage-records.ts';
+import { type ClosedRequest, closedRequestOf } from '../usage-records.ts';
 import { type RecordItem, toUsageRecord } from './dynamo-records.ts';
-import { rollupAddition, rollupItemKeys } from './dynamo-rollups.ts';
+import { rollupAddition, rollupItemWrites } from './dynamo-rollups.ts';
 import { type DynamoTables, isConditionFailure } from './dynamo-tables.ts';
 import { recordPartition } from './partition-keys.ts';
 
@@ -72,20 +66,7 @@ async function carriedRequests(
  */
 export async function foldCarriedPartition(tables: DynamoTables, day: string, shard: number): Promise<FoldedPartition> {
   const { closed, died } = await carriedRequests(tables, day, shard);
-  const hours = foldIntoRollups(closed);
-  const dayRows = new Map<string, RollupRow[]>();
-  for (const row of hours) {
-    const key = rollupItemKeys(row).day;
-    const name = `${key.pk}\n${key.sk}`;
-    dayRows.set(name, [...(dayRows.get(name) ?? []), row]);
-  }
-  const writes = [
-    ...hours.map((row) => ({ key: rollupItemKeys(row).hour, row, period: 'hour' as const })),
-    ...[...dayRows.values()].map((rows) => {
-      const row = sumRollupRows(rows);
-      return { key: rollupItemKeys(row).day, row, period: 'day' as const };
-    }),
-  ];
+  const writes = rollupItemWrites(closed);
   const mark = carriedMark(shard);
   await mapWithConcurrency(writes, writeConcurrency, async ({ key, row, period }) => {
     const addition = rollupAddition(row, period);

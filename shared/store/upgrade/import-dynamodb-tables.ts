@@ -11,7 +11,7 @@ import {
   type SecretLookupItem,
   toConnection,
 } from '../dynamodb/control-item-shapes.ts';
-import type { RollupItem } from '../dynamodb/dynamo-rollup-queries.ts';
+import { type RollupItem, toRollupRow } from '../dynamodb/dynamo-rollup-queries.ts';
 import { earlierMigrationProgressKey } from '../dynamodb/earlier-records-migration.ts';
 import { connectionRowValues, insertConnection } from '../sqlite/sqlite-control.ts';
 import type { TableLogicalName } from '../table-definitions.ts';
@@ -279,23 +279,7 @@ export async function importDynamoTables(
             ? item.pk.slice(2, 12)
             : undefined;
         if (day === undefined || item.sk.startsWith('total#') || carriedDays.has(day)) continue;
-        insertRollup({
-          hour: `${day}T${item.hour ?? item.sk.slice(0, 2)}`,
-          memberId: item.memberId,
-          keyId: item.keyId,
-          upstream: item.upstream,
-          provider: item.provider,
-          model: item.model,
-          requests: item.requests ?? 0,
-          failed: item.failed ?? 0,
-          charge: item.charge ?? 0,
-          inputTokens: item.inputTokens ?? 0,
-          inputTokensReported: item.inputTokensReported ?? 0,
-          cachedInputTokens: item.cachedInputTokens ?? 0,
-          cachedInputTokensReported: item.cachedInputTokensReported ?? 0,
-          outputTokens: item.outputTokens ?? 0,
-          outputTokensReported: item.outputTokensReported ?? 0,
-        });
+        insertRollup({ ...toRollupRow(item), hour: `${day}T${item.hour ?? item.sk.slice(0, 2)}` });
         counts.rollups++;
       }
       const carriedDayRequests = (records as unknown as UsageRecord[])
