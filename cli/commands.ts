@@ -86,6 +86,7 @@ const migrationResult = z.object({
   waitingUntil: z.nullable(z.string()),
   earlierRunning: z.number(),
   scannedRecords: z.number(),
+  unreadableRecords: z.number(),
   carriedRecords: z.number(),
   days: z.number(),
   foldedPartitions: z.number(),
@@ -99,7 +100,11 @@ const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ?
 
 /** Where the migration of the earlier layout stands, in a line or two. */
 function renderMigration(migration: MigrationResult): string {
-  const scanned = `scanned ${plural(migration.scannedRecords, 'earlier record')}`;
+  const scanned =
+    `scanned ${plural(migration.scannedRecords, 'earlier record')}` +
+    (migration.unreadableRecords > 0
+      ? ` (${migration.unreadableRecords} not readable as records, left in the earlier table)`
+      : '');
   switch (migration.state) {
     case 'complete':
       return (

@@ -18,6 +18,7 @@ const completeWithoutHistory = {
   waitingUntil: null,
   earlierRunning: 0,
   scannedRecords: 0,
+  unreadableRecords: 0,
   carriedRecords: 0,
   days: 0,
   foldedPartitions: 0,

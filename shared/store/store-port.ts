@@ -236,6 +236,11 @@ export interface EarlierRecordsMigration {
   /** Earlier records the scan read (each once). */
   scannedRecords: number;
   /**
+   * Items of the earlier table the scan could not read as records (no id, member or start time to key them by):
+   * left in the earlier table, and worth a look before it is deleted.
+   */
+  unreadableRecords: number;
+  /**
    * Records the finished steps wrote into the current layout: a measure of progress, not a total (a record written
    * by a step that died is found there by the next one, and counted by neither).
    */

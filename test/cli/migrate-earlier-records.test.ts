@@ -16,6 +16,7 @@ const progress = (state: 'carrying' | 'waiting' | 'complete', scannedRecords: nu
   waitingUntil: state === 'waiting' ? '2026-01-02T03:16:00.000Z' : null,
   earlierRunning: 0,
   scannedRecords,
+  unreadableRecords: 0,
   carriedRecords: scannedRecords,
   days: 2,
   foldedPartitions: state === 'complete' ? 32 : 0,

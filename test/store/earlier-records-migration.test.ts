@@ -371,15 +371,22 @@ describe.each(engines)('the earlier layout carried into the current one, on %s',
   });
 
   it('runs two migrations at once from the start without counting anything twice', async () => {
-    const { open, writeEarlier } = await deployment('racing');
+    const { open, writeEarlier, put } = await deployment('racing');
     await writeEarlier([...earlierClosed]);
+    // And an item no record of that layout looked like: left where it is, and counted.
+    await put('racing-usage', { id: 'req_without_start', memberId: 'mem_earlier_a', state: 'completed' });
     const completedAt = upgradeAt + leaseTtlMs + minutes(1);
     const [first, second] = [open(), open()];
     for (const now of [upgradeAt, completedAt]) {
       const [a, b] = await Promise.all([migrateUntilSettled(first, now), migrateUntilSettled(second, now)]);
       expect(a.at(-1)?.state).toBe(b.at(-1)?.state);
     }
-    expect((await first.earlierRecords.progress(new Date(completedAt))).state).toBe('complete');
+    expect(await first.earlierRecords.progress(new Date(completedAt))).toMatchObject({
+      state: 'complete',
+      scannedRecords: earlierClosed.length + 1,
+      unreadableRecords: 1,
+      foldedRecords: earlierClosed.length,
+    });
     const stored = await recordsOf(first);
     expect(stored).toHaveLength(earlierClosed.length);
     expect(await rollupFigures(first, 'day')).toEqual(figuresBy(earlierClosed, 10));

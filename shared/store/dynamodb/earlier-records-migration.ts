@@ -37,6 +37,7 @@ interface ProgressItem {
   days: string[];
   foldFrom: number;
   scannedRecords: number;
+  unreadableRecords: number;
   carriedRecords: number;
   foldedRecords: number;
   foldedDied: number;
@@ -64,6 +65,7 @@ function view(progress: ProgressItem | undefined, now: Date): EarlierRecordsMigr
     waitingUntil: waiting ? (progress?.waitingUntil ?? null) : null,
     earlierRunning: progress?.earlierRunning ?? 0,
     scannedRecords: progress?.scannedRecords ?? 0,
+    unreadableRecords: progress?.unreadableRecords ?? 0,
     carriedRecords: progress?.carriedRecords ?? 0,
     foldedDied: progress?.foldedDied ?? 0,
     days: progress?.days.length ?? 0,
@@ -121,6 +123,8 @@ async function moveProgress(
 /** What carrying a page of earlier records did. */
 interface CarriedPage {
   carried: number;
+  /** Items without the id, member and start a record is keyed by: left where they are, and counted. */
+  unreadable: number;
   running: number;
   latestRunning: string | undefined;
   days: Set<string>;
@@ -137,9 +141,13 @@ async function carryPage(
   items: readonly UsageRecord[],
   options: EarlierRecordsMigrationOptions,
 ): Promise<CarriedPage> {
-  const page: CarriedPage = { carried: 0, running: 0, latestRunning: undefined, days: new Set() };
+  const page: CarriedPage = { carried: 0, unreadable: 0, running: 0, latestRunning: undefined, days: new Set() };
   const now = options.now.getTime();
   await mapWithConcurrency(items, putConcurrency, async (earlier) => {
+    if (!isRecord(earlier)) {
+      page.unreadable++;
+      return;
+    }
     let record: UsageRecord = earlier;
     let died = false;
     if (earlier.state === 'running') {
@@ -167,6 +175,16 @@ async function carryPage(
     page.days.add(dayOf(record.startedAt));
   });
   return page;
+}
+
+/** Whether an item of the earlier table has what the current layout keys a record by. */
+function isRecord(item: Partial<Record<keyof UsageRecord, unknown>>): boolean {
+  return (
+    typeof item.id === 'string' &&
+    typeof item.memberId === 'string' &&
+    typeof item.startedAt === 'string' &&
+    !Number.isNaN(Date.parse(item.startedAt))
+  );
 }
 
 /** The progress after a carried page: its counts added, its days among the days to fold. */
@@ -205,6 +223,7 @@ async function scanStep(
   const next: ProgressItem = {
     ...withPage(progress, page),
     scannedRecords: progress.scannedRecords + items.length,
+    unreadableRecords: progress.unreadableRecords + page.unreadable,
     earlierRunning: (progress.scanFrom ? progress.earlierRunning : 0) + page.running,
     scanFrom: result.LastEvaluatedKey,
   };
@@ -353,6 +372,7 @@ function emptyProgress(): ProgressItem {
     days: [],
     foldFrom: 0,
     scannedRecords: 0,
+    unreadableRecords: 0,
     carriedRecords: 0,
     foldedRecords: 0,
     foldedDied: 0,
