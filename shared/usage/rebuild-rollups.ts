@@ -16,7 +16,9 @@ export const settledAfterDayEndMs = (services: GatewayServices) => services.conf
 /**
  * Rebuilds the rollups of whole UTC days from their records (`usage rebuild-rollups`): after a crash lost what the
  * in-process folder held, after the stream consumer gave a batch up to its dead-letter queue, or to check the
- * rollups against the records. Refuses a day whose requests may still settle (409 `rebuild_day_open`).
+ * rollups against the records. Refuses a day whose requests may still settle (409 `rebuild_day_open`), and any day
+ * while the migration of the earlier layout is under way (409 `migration_in_progress`): a rebuild then would count
+ * records the migration has carried but not yet folded, and its fold would add them a second time.
  */
 export async function rebuildRollups(
   services: GatewayServices,
@@ -34,6 +36,15 @@ export async function rebuildRollups(
       409,
       'rebuild_day_open',
       `Requests of ${days.to} may still settle until ${new Date(settledBy).toISOString()}; rebuild it after that.`,
+    );
+  }
+  const migration = await services.store.earlierRecords.progress(services.now());
+  if (migration.startedAt !== null && migration.state !== 'complete') {
+    throw new GatewayError(
+      409,
+      'migration_in_progress',
+      'The usage history of the earlier layout is being carried in; rebuild rollups once ' +
+        '`usage migrate-earlier-records --status` says it is complete.',
     );
   }
   // What settled a moment ago may still wait in the folder: in first, so nothing is counted twice after.

@@ -273,6 +273,12 @@ describe('the earlier usage history, carried into the current layout', () => {
       fetch: globalThis.fetch,
     });
 
+  const rebuild = (gateway: TestGateway, rebuiltDay: string) =>
+    runInProcess(['usage', 'rebuild-rollups', '--from', rebuiltDay, '--to', rebuiltDay], {
+      env: { GATEWAY_URL: gateway.url, GATEWAY_ADMIN_KEY: adminKey },
+      fetch: globalThis.fetch,
+    });
+
   /** What the usage API shows the team over the last seven days: totals, the chart's days, details and the CSV. */
   async function teamUsage(gateway: TestGateway) {
     const usage = new UsageClient(gateway.url, adminKey);
@@ -367,8 +373,12 @@ describe('the earlier usage history, carried into the current layout', () => {
       expect(scanned.code, scanned.stderr).toBe(0);
       expect(scanned.stdout).toMatch(new RegExp(`^waiting until ${new Date(upgradeAt + leaseTtlMs).toISOString()}`));
       expect(scanned.stdout).toContain(`scanned ${history.length} earlier records`);
-      // Carried records are in the details already; their rollups come with the fold.
+      // Carried records are in the details already; their rollups come with the fold. A rebuild of rollups now would
+      // count them, and the fold again after it: refused until the migration is complete.
       expect((await teamUsage(gateway)).details).toHaveLength(history.length + 1);
+      const rebuilt = await rebuild(gateway, '2025-03-31');
+      expect(rebuilt.code).toBe(1);
+      expect(rebuilt.stderr).toContain('migration_in_progress');
 
       // A lease length later the fold starts, and dies half-way through the rollups.
       gateway.host.services.now = () => new Date(upgradeAt + leaseTtlMs + 60_000);
@@ -414,6 +424,9 @@ describe('the earlier usage history, carried into the current layout', () => {
       const again = await migrate(resumed);
       expect(again.stdout).toBe(completed.stdout);
       expect(await teamUsage(resumed)).toEqual(after);
+      // Once complete, rebuilding the rollups of the earlier days from their records changes nothing either.
+      for (const earlierDay of earlierDays.slice(0, 2)) expect((await rebuild(resumed, earlierDay)).code).toBe(0);
+      expect((await teamUsage(resumed)).totals).toEqual(after.totals);
     } finally {
       await resumed.close();
     }
