@@ -1,8 +1,8 @@
 import { badRequest, notFound } from '../http/gateway-error.ts';
 import type { ConnectionItem } from '../store/control-items.ts';
-import { translationPath } from '../translation/translation-paths.ts';
-import type { ClientWire, UpstreamWire } from '../wires/wire-names.ts';
-import { clientWiresServedBy, type KnownModel, modelsOfConnection } from './known-models.ts';
+import { type HopModels, translationPath } from '../translation/translation-paths.ts';
+import { type ClientWire, clientWiresServedBy, type UpstreamWire } from '../wires/wire-names.ts';
+import { type KnownModel, modelsOfConnection } from './known-models.ts';
 
 export interface UpstreamChoices {
   modelUpstream: string | undefined;
@@ -53,8 +53,8 @@ export function servingConnections(
 
 /**
  * The connections that can answer a client wire for a model: the same wire in and out where a connection speaks
- * it; translation only where the model's route demands it, which the catalog says (connection-declared models are
- * never translated). The model's own `wires` bound it first.
+ * it, else those a translation path reaches (for a model a connection declares, only the hops that serve every
+ * model: translation-paths.ts). The model's own `wires` bound it first.
  */
 export function connectionsForWire(
   serving: readonly ConnectionItem[],
@@ -63,8 +63,13 @@ export function connectionsForWire(
 ): ConnectionItem[] {
   if (!model.wires.includes(wire)) return [];
   const native = serving.filter((connection) => clientWiresServedBy(connection.wire).includes(wire));
-  if (native.length > 0 || !model.catalog) return native;
-  return serving.filter((connection) => translationPath(wire, connection.wire) !== undefined);
+  if (native.length > 0) return native;
+  return serving.filter((connection) => translationPath(wire, connection.wire, hopModelsOf(model)) !== undefined);
+}
+
+/** Which hops may serve a model: every hop for a catalog model, the plain changes of format for a declared one. */
+export function hopModelsOf(model: KnownModel): HopModels {
+  return model.catalog ? 'catalog' : 'any';
 }
 
 /** The client wires a model can be called with through these connections: what a model list says it offers. */

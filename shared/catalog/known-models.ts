@@ -1,5 +1,6 @@
 import type { ConnectionItem } from '../store/control-items.ts';
-import type { ClientWire, UpstreamWire } from '../wires/wire-names.ts';
+import { clientWiresReaching } from '../translation/translation-paths.ts';
+import type { ClientWire } from '../wires/wire-names.ts';
 import { type CatalogModel, catalogModels, holderPolicyModelId } from './catalog-data.ts';
 
 /** A model a request can name: a catalog entry, or a model a connection declares. */
@@ -13,24 +14,6 @@ export interface KnownModel {
   /** Other ids a request may name it by, such as the holder policy's model id. */
   aliases: string[];
   catalog: CatalogModel | undefined;
-}
-
-/** Which client wires a connection's upstream wire can serve without translation. */
-export function clientWiresServedBy(wire: UpstreamWire): ClientWire[] {
-  switch (wire) {
-    case 'openai-chat':
-      return ['openai-chat'];
-    case 'openai-responses':
-      return ['openai-responses'];
-    case 'anthropic-messages':
-      return ['anthropic-messages', 'anthropic-count-tokens'];
-    case 'gemini':
-      return ['gemini'];
-    default: {
-      const unknownWire: never = wire;
-      throw new Error(`unknown wire ${String(unknownWire)}`);
-    }
-  }
 }
 
 /** A model a connection declares, as the upstream names it: `acme/acme-1` on an `acme` connection is `acme-1`. */
@@ -66,7 +49,8 @@ export function knownModels(connections: readonly ConnectionItem[]): KnownModel[
       const publicId = `${connection.provider}/${model}`;
       const known = byId.get(publicId);
       if (known?.catalog) continue;
-      const wires = new Set([...(known?.wires ?? []), ...clientWiresServedBy(connection.wire)]);
+      // A declared model carries no route rules: only the hops that serve every model reach it.
+      const wires = new Set([...(known?.wires ?? []), ...clientWiresReaching(connection.wire, 'any')]);
       byId.set(publicId, {
         publicId,
         provider: connection.provider,

@@ -1,11 +1,12 @@
 import type * as z from '../validation/zod.ts';
 import { badRequest } from './gateway-error.ts';
 
-/** One readable sentence from zod's issues, naming where each problem is. */
-export function describeIssues(error: z.core.$ZodError): string {
-  const problems = error.issues
-    .slice(0, 5)
-    .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : 'body'}: ${issue.message}`);
+/** One readable sentence from zod's issues, naming where each problem is (below `at`, for a part read on its own). */
+export function describeIssues(error: z.core.$ZodError, at: readonly PropertyKey[] = []): string {
+  const problems = error.issues.slice(0, 5).map((issue) => {
+    const path = [...at, ...issue.path];
+    return `${path.length > 0 ? path.join('.') : 'body'}: ${issue.message}`;
+  });
   return `Invalid request: ${problems.join('; ')}.`;
 }
 

@@ -69,7 +69,7 @@ export function translateRequest<Request extends WireRequest, ClientEvent, Upstr
   const { clientWire, upstreamWire, catalog, framing } = route;
   if (catalog?.thinkingRequired) assertThinkingNotSwitchedOff(clientRequest);
   const inChatForm = (request: WireRequest) => (catalog ? applyReasoningEffort(request, catalog) : request);
-  const path = translationPath(clientWire.wire, upstreamWire.wire);
+  const path = translationPath(clientWire.wire, upstreamWire.wire, catalog ? 'catalog' : 'any');
   if (path === undefined) throw new Error(`no translation from ${clientWire.wire} to ${upstreamWire.wire}`);
   const streamFailure = (error: GatewayError) => clientWire.encodeEvent(clientWire.streamErrorEvent(error));
 

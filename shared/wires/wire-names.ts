@@ -17,6 +17,24 @@ export const clientWires = [
 ] as const;
 export type ClientWire = (typeof clientWires)[number];
 
+/** Which client wires a connection's upstream wire can serve without translation. */
+export function clientWiresServedBy(wire: UpstreamWire): ClientWire[] {
+  switch (wire) {
+    case 'openai-chat':
+      return ['openai-chat'];
+    case 'openai-responses':
+      return ['openai-responses'];
+    case 'anthropic-messages':
+      return ['anthropic-messages', 'anthropic-count-tokens'];
+    case 'gemini':
+      return ['gemini'];
+    default: {
+      const unknownWire: never = wire;
+      throw new Error(`unknown wire ${String(unknownWire)}`);
+    }
+  }
+}
+
 /** Which error envelope a client wire expects. */
 export type ErrorEnvelope = 'openai' | 'anthropic' | 'gemini';
 

@@ -33,9 +33,30 @@ export interface ResponseIdentity {
   model: string;
   /** Unix seconds; now when not given. */
   createdAt?: number;
-  /** The request's settings to repeat (see `responseSettingsOf`); the defaults when not given. */
+  /** The request's settings to repeat (see `convertResponsesRequestToChat`); the defaults when not given. */
   settings?: ResponseSettings;
+  /** How the answer's items are shaped for this request; `defaultResponseForm` when not given. */
+  form?: ResponseForm;
 }
+
+/** What a request decides about the shape of its answer's items, beyond the chat answer itself. */
+export interface ResponseForm {
+  /** The custom tools' names: a chat call of one of these is a `custom_tool_call` item, its input the text. */
+  customToolNames: ReadonlySet<string>;
+  /**
+   * Where chat `reasoning_content` goes in a reasoning item: its `summary`, when the client asked for a summary
+   * (`reasoning.summary`), else its `content` as reasoning text.
+   */
+  reasoningAs: 'summary' | 'content';
+  /** The client includes `reasoning.encrypted_content`: reasoning items carry the state that gives it back. */
+  encryptedReasoning: boolean;
+}
+
+export const defaultResponseForm: ResponseForm = {
+  customToolNames: new Set(),
+  reasoningAs: 'content',
+  encryptedReasoning: false,
+};
 
 /** The response id for a gateway request, in the vendor's `resp_` form. */
 export function responseId(requestId: string): string {
@@ -43,7 +64,7 @@ export function responseId(requestId: string): string {
 }
 
 /** Item ids derived from the response id, so one answer's ids are stable and never collide with another's. */
-export function outputItemId(kind: 'msg' | 'fc', responseIdValue: string, position: number): string {
+export function outputItemId(kind: 'msg' | 'fc' | 'ctc' | 'rs', responseIdValue: string, position: number): string {
   const base = responseIdValue.startsWith('resp_') ? responseIdValue.slice('resp_'.length) : responseIdValue;
   return `${kind}_${base}_${position}`;
 }

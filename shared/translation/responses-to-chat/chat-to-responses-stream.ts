@@ -1,21 +1,23 @@
 import type { EventTransformer } from '../../streams/event-transformer.ts';
 import type { ChatChunkToolCall, ChatStreamEvent } from '../../wires/openai-chat/openai-chat-stream-event.ts';
-import type {
-  ResponsesItemStatus,
-  ResponsesMessageOut,
-  ResponsesOutputItem,
-  ResponsesOutputText,
-  ResponsesUsageOut,
-} from '../../wires/openai-responses/openai-responses-response.ts';
+import type { ResponsesItemStatus, ResponsesUsageOut } from '../../wires/openai-responses/openai-responses-response.ts';
 import type { ResponsesStreamEventOut } from '../../wires/openai-responses/openai-responses-stream-event.ts';
-import {
-  buildResponse,
-  callArguments,
-  outputItemId,
-  type ResponseIdentity,
-  type ResponseState,
-} from './build-response.ts';
+import { buildResponse, defaultResponseForm, type ResponseIdentity, type ResponseState } from './build-response.ts';
 import { endingOf, type ResponsesEnding } from './map-chat-finish-reason.ts';
+import {
+  type CallState,
+  callState,
+  customInputOf,
+  type ItemState,
+  isCustomCall,
+  itemOf,
+  type MessagePartState,
+  type MessageState,
+  messagePartOf,
+  messageState,
+  type ReasoningState,
+  reasoningState,
+} from './output-items.ts';
 import { responsesUsageOf } from './responses-usage.ts';
 
 /** An event as this transformer builds it, before it is numbered. */
@@ -25,25 +27,7 @@ type UnnumberedEvent = ResponsesStreamEventOut extends infer Event
     : never
   : never;
 
-/** One output item as it is being built; its position in `items` is its `output_index`. */
-interface MessageState {
-  kind: 'message';
-  id: string;
-  text: string;
-  status: ResponsesItemStatus;
-}
-
-interface CallState {
-  kind: 'function_call';
-  id: string;
-  callId: string;
-  name: string;
-  arguments: string;
-  status: ResponsesItemStatus;
-}
-
-type ItemState = MessageState | CallState;
-
+/** An item's state with its place in the output, its `output_index`. */
 interface Placed<State> {
   outputIndex: number;
   state: State;
@@ -52,24 +36,27 @@ interface Placed<State> {
 const failedMessage = 'The upstream provider failed during the stream.';
 
 /**
- * Chat Completions stream events → Responses stream events, numbered in order.
+ * Chat Completions stream events → Responses stream events, numbered in order (`sequence_number` from 0).
  *
- * The event order is the vendor's: `response.created` and `response.in_progress` first; a message item opens
- * (`output_item.added`, `content_part.added`) at the first text and streams `output_text.delta`; a function
- * call opens at its first fragment and streams `function_call_arguments.delta`. A message closes when the
- * first call opens (text comes before calls, as the vendor orders them); calls stay open until the finish
- * reason, because chat may interleave the fragments of parallel calls by index. The usage chunk that chat
- * sends after the finish reason is held for `response.completed` (or `response.incomplete` after a stop by
- * length). `reasoning_content` deltas are ignored: thinking never reaches `output_text`.
+ * The event order is the vendor's: `response.created` and `response.in_progress` first; each output item opens
+ * with `output_item.added` and closes with `output_item.done`, in output order. `reasoning_content` streams into a
+ * reasoning item (as a summary part or as reasoning text, see ResponseForm) that closes when the answer proper
+ * starts; text and refusals stream into one message item, each as a content part of its own; a tool call opens at
+ * its first fragment and streams `function_call_arguments.delta` (a custom tool's call gives its input whole when
+ * it closes: its fragments are JSON around the text). The message closes at the first call, since text comes
+ * before calls; calls stay open until the finish reason, because chat may interleave the fragments of parallel
+ * calls by index. The usage chunk that chat sends after the finish reason is held for `response.completed` (or
+ * `response.incomplete` after a stop by length).
  */
 export function createChatToResponsesTransformer(
   identity: ResponseIdentity,
 ): EventTransformer<ChatStreamEvent, ResponsesStreamEventOut> {
   const fixedIdentity = { ...identity, createdAt: identity.createdAt ?? Math.floor(Date.now() / 1000) };
+  const form = identity.form ?? defaultResponseForm;
   const items: ItemState[] = [];
-  /** The message item receiving text, while it is open. */
+  let openReasoning: Placed<ReasoningState> | undefined;
   let openMessage: Placed<MessageState> | undefined;
-  /** Function-call items by chat tool-call index, in the order they opened. */
+  /** Call items by chat tool-call index, in the order they opened. */
   const calls = new Map<number, Placed<CallState>>();
   let sequenceNumber = 0;
   let ending: ResponsesEnding | undefined;
@@ -83,7 +70,7 @@ export function createChatToResponsesTransformer(
   };
 
   const snapshot = (state: Omit<ResponseState, 'output' | 'usage'>) =>
-    buildResponse(fixedIdentity, { ...state, output: items.map(itemOf), usage });
+    buildResponse(fixedIdentity, { ...state, output: items.map((item) => itemOf(item, form)), usage });
 
   /** Every stream opens with the response, also when the first upstream event is an error. */
   const opening = () => {
@@ -94,91 +81,136 @@ export function createChatToResponsesTransformer(
     send({ type: 'response.in_progress', response });
   };
 
-  const itemStatusOnClose = (): ResponsesItemStatus => (ending?.status === 'incomplete' ? 'incomplete' : 'completed');
+  const statusOnClose = (): ResponsesItemStatus => (ending?.status === 'incomplete' ? 'incomplete' : 'completed');
 
-  const openMessageItem = (): Placed<MessageState> => {
-    if (openMessage) return openMessage;
+  const openItem = <State extends ItemState>(make: (outputIndex: number) => State): Placed<State> => {
     const outputIndex = items.length;
-    const state: MessageState = {
-      kind: 'message',
-      id: outputItemId('msg', identity.id, outputIndex),
-      text: '',
-      status: 'in_progress',
-    };
+    const state = make(outputIndex);
     items.push(state);
-    openMessage = { outputIndex, state };
-    // The item opens empty: `content_part.added` adds the part, and a client's accumulator appends it.
-    const item: ResponsesMessageOut = {
-      type: 'message',
-      id: state.id,
-      role: 'assistant',
-      status: 'in_progress',
-      content: [],
-    };
-    send({ type: 'response.output_item.added', output_index: outputIndex, item });
-    send({
-      type: 'response.content_part.added',
-      item_id: state.id,
-      output_index: outputIndex,
-      content_index: 0,
-      part: { type: 'output_text', text: '', annotations: [] },
-    });
-    return openMessage;
+    send({ type: 'response.output_item.added', output_index: outputIndex, item: itemOf(state, form) });
+    return { outputIndex, state };
   };
 
-  const appendText = (text: string) => {
-    const placed = openMessageItem();
-    placed.state.text += text;
-    send({
-      type: 'response.output_text.delta',
-      item_id: placed.state.id,
-      output_index: placed.outputIndex,
-      content_index: 0,
-      delta: text,
-      logprobs: [],
-    });
+  const closeItem = ({ outputIndex, state }: Placed<ItemState>) => {
+    state.status = statusOnClose();
+    send({ type: 'response.output_item.done', output_index: outputIndex, item: itemOf(state, form) });
+  };
+
+  const reasoningPart = (text: string) => ({ type: 'summary_text' as const, text });
+
+  const appendReasoning = (text: string) => {
+    closeMessage();
+    if (!openReasoning) {
+      openReasoning = openItem((outputIndex) => reasoningState(identity.id, outputIndex));
+      const base = { item_id: openReasoning.state.id, output_index: openReasoning.outputIndex };
+      if (form.reasoningAs === 'summary') {
+        send({ type: 'response.reasoning_summary_part.added', ...base, summary_index: 0, part: reasoningPart('') });
+      } else {
+        send({
+          type: 'response.content_part.added',
+          ...base,
+          content_index: 0,
+          part: { type: 'reasoning_text', text: '' },
+        });
+      }
+    }
+    const { state, outputIndex } = openReasoning;
+    state.text += text;
+    const base = { item_id: state.id, output_index: outputIndex, delta: text };
+    if (form.reasoningAs === 'summary')
+      send({ type: 'response.reasoning_summary_text.delta', ...base, summary_index: 0 });
+    else send({ type: 'response.reasoning_text.delta', ...base, content_index: 0 });
+  };
+
+  const closeReasoning = () => {
+    if (!openReasoning) return;
+    const placed = openReasoning;
+    openReasoning = undefined;
+    const { state, outputIndex } = placed;
+    const base = { item_id: state.id, output_index: outputIndex };
+    if (form.reasoningAs === 'summary') {
+      send({ type: 'response.reasoning_summary_text.done', ...base, summary_index: 0, text: state.text });
+      send({
+        type: 'response.reasoning_summary_part.done',
+        ...base,
+        summary_index: 0,
+        part: reasoningPart(state.text),
+      });
+    } else {
+      send({ type: 'response.reasoning_text.done', ...base, content_index: 0, text: state.text });
+      send({
+        type: 'response.content_part.done',
+        ...base,
+        content_index: 0,
+        part: { type: 'reasoning_text', text: state.text },
+      });
+    }
+    closeItem(placed);
+  };
+
+  /** Text or a refusal, each into a content part of its own of the one message item. */
+  const appendToMessage = (type: MessagePartState['type'], text: string) => {
+    closeReasoning();
+    openMessage ??= openItem((outputIndex) => messageState(identity.id, outputIndex));
+    const { state, outputIndex } = openMessage;
+    let contentIndex = state.parts.findIndex((part) => part.type === type);
+    if (contentIndex === -1) {
+      contentIndex = state.parts.push({ type, text: '' }) - 1;
+      const part = messagePartOf({ type, text: '' });
+      send({
+        type: 'response.content_part.added',
+        item_id: state.id,
+        output_index: outputIndex,
+        content_index: contentIndex,
+        part,
+      });
+    }
+    const part = state.parts[contentIndex] as MessagePartState;
+    part.text += text;
+    const base = { item_id: state.id, output_index: outputIndex, content_index: contentIndex, delta: text };
+    if (type === 'output_text') send({ type: 'response.output_text.delta', ...base, logprobs: [] });
+    else send({ type: 'response.refusal.delta', ...base });
   };
 
   const closeMessage = () => {
     if (!openMessage) return;
-    const { outputIndex, state } = openMessage;
+    const placed = openMessage;
     openMessage = undefined;
-    state.status = itemStatusOnClose();
-    const part: ResponsesOutputText = { type: 'output_text', text: state.text, annotations: [] };
-    const base = { item_id: state.id, output_index: outputIndex, content_index: 0 };
-    send({ type: 'response.output_text.done', ...base, text: state.text, logprobs: [] });
-    send({ type: 'response.content_part.done', ...base, part });
-    send({ type: 'response.output_item.done', output_index: outputIndex, item: itemOf(state) });
-  };
-
-  const openCallItem = (call: ChatChunkToolCall, index: number): Placed<CallState> => {
-    const known = calls.get(index);
-    if (known) return known;
-    closeMessage();
-    const outputIndex = items.length;
-    const state: CallState = {
-      kind: 'function_call',
-      id: outputItemId('fc', identity.id, outputIndex),
-      // The vendor always sends an id; a compatible engine that does not still needs one the client can answer.
-      callId: call.id ?? `call_${index}`,
-      name: call.function?.name ?? '',
-      arguments: '',
-      status: 'in_progress',
-    };
-    items.push(state);
-    const placed = { outputIndex, state };
-    calls.set(index, placed);
-    send({ type: 'response.output_item.added', output_index: outputIndex, item: itemOf(state) });
-    return placed;
+    const { state, outputIndex } = placed;
+    state.parts.forEach((part, contentIndex) => {
+      const base = { item_id: state.id, output_index: outputIndex, content_index: contentIndex };
+      if (part.type === 'output_text')
+        send({ type: 'response.output_text.done', ...base, text: part.text, logprobs: [] });
+      else send({ type: 'response.refusal.done', ...base, refusal: part.text });
+      send({ type: 'response.content_part.done', ...base, part: messagePartOf(part) });
+    });
+    closeItem(placed);
   };
 
   const onToolCallDelta = (call: ChatChunkToolCall, position: number) => {
-    const { state, outputIndex } = openCallItem(call, call.index ?? position);
+    const index = call.index ?? position;
+    let placed = calls.get(index);
+    if (!placed) {
+      closeReasoning();
+      closeMessage();
+      placed = openItem((outputIndex) =>
+        callState(
+          identity.id,
+          outputIndex,
+          // The vendor always sends an id; a compatible engine that does not still needs one the client can answer.
+          { callId: call.id ?? `call_${index}`, name: call.function?.name ?? '' },
+          form,
+        ),
+      );
+      calls.set(index, placed);
+    }
+    const { state, outputIndex } = placed;
     // The name comes whole in one fragment; engines that repeat it on later fragments must not double it.
     if (!state.name && call.function?.name) state.name = call.function.name;
     const fragment = call.function?.arguments;
     if (!fragment) return;
     state.arguments += fragment;
+    if (isCustomCall(state, form)) return;
     send({
       type: 'response.function_call_arguments.delta',
       item_id: state.id,
@@ -188,24 +220,26 @@ export function createChatToResponsesTransformer(
   };
 
   const closeCalls = () => {
-    for (const { outputIndex, state } of calls.values()) {
+    for (const placed of calls.values()) {
+      const { state, outputIndex } = placed;
       if (state.status !== 'in_progress') continue;
-      state.arguments = callArguments(state.arguments);
-      state.status = itemStatusOnClose();
-      send({
-        type: 'response.function_call_arguments.done',
-        item_id: state.id,
-        output_index: outputIndex,
-        name: state.name,
-        arguments: state.arguments,
-      });
-      send({ type: 'response.output_item.done', output_index: outputIndex, item: itemOf(state) });
+      const base = { item_id: state.id, output_index: outputIndex };
+      const item = itemOf({ ...state, status: statusOnClose() }, form);
+      if (item.type === 'custom_tool_call') {
+        const input = customInputOf(state.arguments);
+        if (input) send({ type: 'response.custom_tool_call_input.delta', ...base, delta: input });
+        send({ type: 'response.custom_tool_call_input.done', ...base, input });
+      } else if (item.type === 'function_call') {
+        send({ type: 'response.function_call_arguments.done', ...base, name: item.name, arguments: item.arguments });
+      }
+      closeItem(placed);
     }
   };
 
   /** The first finish reason decides; closing is idempotent, so text an engine sends after it is still closed. */
   const finish = (reason: string) => {
     ending ??= endingOf(reason);
+    closeReasoning();
     closeMessage();
     closeCalls();
   };
@@ -227,7 +261,7 @@ export function createChatToResponsesTransformer(
 
   /**
    * The flat `error` event is what makes the SDKs' stream helpers reject; `response.failed` then gives a client
-   * that reads events one by one the final state, with what was produced so far marked incomplete.
+   * that reads events one by one (Codex CLI reads only it) the final state, what was produced so far incomplete.
    */
   const fail = (code: string | null, message: string) => {
     closed = true;
@@ -249,9 +283,9 @@ export function createChatToResponsesTransformer(
           // The gateway never asks for more than one choice; an engine that sends others is not read.
           if ((choice.index ?? 0) !== 0) continue;
           const delta = choice.delta;
-          // A refusal is what the assistant said; it is streamed as text rather than lost.
-          const text = (delta?.content ?? '') + (delta?.refusal ?? '');
-          if (text) appendText(text);
+          if (delta?.reasoning_content) appendReasoning(delta.reasoning_content);
+          if (delta?.content) appendToMessage('output_text', delta.content);
+          if (delta?.refusal) appendToMessage('refusal', delta.refusal);
           for (const [position, call] of (delta?.tool_calls ?? []).entries()) onToolCallDelta(call, position);
           if (choice.finish_reason) finish(choice.finish_reason);
         }
@@ -281,30 +315,4 @@ export function createChatToResponsesTransformer(
       fail('upstream_stream_incomplete', 'The upstream stream ended before the answer was complete.');
     },
   };
-}
-
-function itemOf(state: ItemState): ResponsesOutputItem {
-  switch (state.kind) {
-    case 'message':
-      return {
-        type: 'message',
-        id: state.id,
-        role: 'assistant',
-        status: state.status,
-        content: [{ type: 'output_text', text: state.text, annotations: [] }],
-      };
-    case 'function_call':
-      return {
-        type: 'function_call',
-        id: state.id,
-        call_id: state.callId,
-        name: state.name,
-        arguments: state.arguments,
-        status: state.status,
-      };
-    default: {
-      const unknownState: never = state;
-      throw new Error(`unknown output item ${JSON.stringify(unknownState)}`);
-    }
-  }
 }

@@ -1,23 +1,46 @@
 import { badRequest } from '../../http/gateway-error.ts';
-import type { ChatMessageOut, ChatTextPartOut } from '../../wires/openai-chat/openai-chat-request.ts';
+import type {
+  ChatImagePartOut,
+  ChatMessageOut,
+  ChatTextPartOut,
+  ChatToolCallRequestOut,
+} from '../../wires/openai-chat/openai-chat-request.ts';
 import {
-  isMessageItem,
   type ResponsesContentPart,
-  type ResponsesInputItem,
   type ResponsesMessageItem,
-} from '../../wires/openai-responses/openai-responses-request.ts';
+  type ResponsesReasoningItem,
+  type ResponsesToolOutput,
+  readInputItem,
+} from '../../wires/openai-responses/openai-responses-input.ts';
+import { customToolInputArgument } from './convert-responses-tools.ts';
+import { decodeReasoningState } from './reasoning-state.ts';
+import { storedStateUnsupported } from './stored-state.ts';
 
-const textOnlyAdvice = 'Send input as a string, or as {role, content} messages whose content is text.';
+type AssistantMessage = Extract<ChatMessageOut, { role: 'assistant' }>;
+type UserPart = ChatTextPartOut | ChatImagePartOut;
 
 /**
  * `instructions` and `input` → chat messages. `instructions` becomes a leading system message, as the vendor
- * describes it ("a system (or developer) message inserted into the model's context"). A string `input` is one
- * user message; an array is a list of text messages. Everything else in an input list (images, files, function
- * calls and their outputs, item references, reasoning items) is refused rather than dropped: dropping any of
- * them would change what the model answers to without the client knowing.
+ * describes it ("a system (or developer) message inserted into the model's context"); a string `input` is one user
+ * message. In an input list:
+ *
+ * - messages keep their role (`developer` is sent as `system`); text, refusals and images (`input_image` by URL)
+ *   are carried, a file is refused;
+ * - `function_call` and `custom_tool_call` items are the tool calls of one assistant message, with the text of an
+ *   assistant message just before them, as chat groups them; a custom tool's input travels as `{"input": text}`;
+ * - `function_call_output` and `custom_tool_call_output` items are `tool` messages, each for a call made earlier in
+ *   the input (a result for no call is refused); images in a result, which a chat tool message cannot hold, follow
+ *   the results in a user message;
+ * - a `reasoning` item goes back as the `reasoning_content` of the assistant message after it: the text the
+ *   gateway's own `encrypted_content` holds (reasoning-state.ts), else its reasoning text, else its summary;
+ * - an `item_reference` names an item stored by the server: one to a reasoning item is left out (reasoning is
+ *   context the model can do without), any other is refused, as the gateway stores nothing.
+ *
+ * Every other item type is refused by name rather than dropped: dropping it would change what the model answers to
+ * without the client knowing.
  */
 export function convertResponsesInput(
-  input: string | readonly ResponsesInputItem[],
+  input: string | readonly { type?: string | undefined }[],
   instructions: string | null | undefined,
 ): ChatMessageOut[] {
   const messages: ChatMessageOut[] = [];
@@ -26,29 +49,112 @@ export function convertResponsesInput(
     messages.push({ role: 'user', content: input });
     return messages;
   }
-  input.forEach((item, position) => {
-    if (!isMessageItem(item)) {
+
+  /** The assistant message the next tool call joins, until something else comes between. */
+  let openAssistant: AssistantMessage | undefined;
+  /** Reasoning waiting for the assistant message it led to. */
+  let pendingReasoning: string[] = [];
+  /** Images from tool results, sent as a user message once the run of results ends. */
+  let resultImages: ChatImagePartOut[] = [];
+  const calls = new Set<string>();
+
+  const flushResultImages = () => {
+    if (resultImages.length === 0) return;
+    messages.push({ role: 'user', content: resultImages });
+    resultImages = [];
+  };
+  const startAssistant = (content: AssistantMessage['content']): AssistantMessage => {
+    flushResultImages();
+    const message: AssistantMessage = { role: 'assistant', content };
+    if (pendingReasoning.length > 0) message.reasoning_content = pendingReasoning.join('\n\n');
+    pendingReasoning = [];
+    messages.push(message);
+    return message;
+  };
+  const addCall = (call: ChatToolCallRequestOut) => {
+    openAssistant ??= startAssistant(null);
+    openAssistant.tool_calls = [...(openAssistant.tool_calls ?? []), call];
+    calls.add(call.id);
+  };
+  const addResult = (callId: string, output: ResponsesToolOutput, where: string) => {
+    if (!calls.has(callId)) {
       throw badRequest(
-        'unsupported_responses_input',
-        `input.${position} is an item of type ${item.type}, which cannot be translated for this model. ${textOnlyAdvice}`,
+        'unmatched_tool_output',
+        `${where} is the output of call ${callId}, but no function_call or custom_tool_call before it has that call_id.`,
       );
     }
-    messages.push(messageOf(item, position));
+    openAssistant = undefined;
+    const { text, images } = toolOutputOf(output, `${where}.output`);
+    messages.push({ role: 'tool', tool_call_id: callId, content: text });
+    resultImages.push(...images);
+  };
+
+  input.forEach((listed, position) => {
+    const where = `input.${position}`;
+    const item = readInputItem(listed, position);
+    switch (item.type) {
+      case 'message':
+        openAssistant = undefined;
+        if (item.role === 'assistant') {
+          openAssistant = startAssistant(assistantContentOf(item, where));
+        } else {
+          flushResultImages();
+          pendingReasoning = [];
+          messages.push(messageOf(item, where));
+        }
+        return;
+      case 'function_call':
+        addCall({ id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } });
+        return;
+      case 'custom_tool_call':
+        addCall({
+          id: item.call_id,
+          type: 'function',
+          function: { name: item.name, arguments: JSON.stringify({ [customToolInputArgument]: item.input }) },
+        });
+        return;
+      case 'function_call_output':
+      case 'custom_tool_call_output':
+        addResult(item.call_id, item.output, where);
+        return;
+      case 'reasoning': {
+        openAssistant = undefined;
+        const text = reasoningTextOf(item);
+        if (text) pendingReasoning.push(text);
+        return;
+      }
+      case 'item_reference':
+        if (item.id.startsWith('rs_')) return;
+        throw storedStateUnsupported(
+          `${where} is an item_reference`,
+          'it names an item stored by the server; send the item itself (with the Vercel AI SDK: providerOptions.openai.store = false)',
+        );
+      case 'other':
+        throw badRequest(
+          'unsupported_responses_input',
+          `${where} is an item of type ${item.itemType}, which cannot be translated for this model; send messages, function calls and their outputs.`,
+        );
+      default: {
+        const unknownItem: never = item;
+        throw new Error(`unknown input item ${JSON.stringify(unknownItem)}`);
+      }
+    }
   });
+  flushResultImages();
   return messages;
 }
 
-function messageOf(item: ResponsesMessageItem, position: number): ChatMessageOut {
-  const content = contentOf(item.content, position);
+function messageOf(item: ResponsesMessageItem, where: string): ChatMessageOut {
   switch (item.role) {
     case 'user':
-    case 'assistant':
-    case 'system':
-      return { role: item.role, content };
+      return { role: 'user', content: userContentOf(item.content, where) };
     // Compatible chat upstreams do not all know `developer`; for a model without the vendor's instruction
     // hierarchy it means what `system` means.
+    case 'system':
     case 'developer':
-      return { role: 'system', content };
+      return { role: 'system', content: textContentOf(item.content, where) };
+    case 'assistant':
+      return { role: 'assistant', content: assistantContentOf(item, where) };
     default: {
       const unknownRole: never = item.role;
       throw new Error(`unknown message role ${String(unknownRole)}`);
@@ -56,15 +162,38 @@ function messageOf(item: ResponsesMessageItem, position: number): ChatMessageOut
   }
 }
 
+function assistantContentOf(item: ResponsesMessageItem, where: string): string | ChatTextPartOut[] {
+  return textContentOf(item.content, where);
+}
+
 /** One text part is sent as a plain string, the form every compatible upstream accepts. */
-function contentOf(content: string | readonly ResponsesContentPart[], position: number): ChatMessageOut['content'] {
+function textContentOf(content: string | readonly ResponsesContentPart[], where: string): string | ChatTextPartOut[] {
   if (typeof content === 'string') return content;
-  const parts = content.map((part, partPosition) => textPartOf(part, `input.${position}.content.${partPosition}`));
+  const parts = content.map((part, position) => {
+    const converted = userPartOf(part, `${where}.content.${position}`);
+    if (converted.type !== 'text') {
+      throw badRequest(
+        'unsupported_content_part',
+        `${where}.content.${position} is an image, which only a user message or a tool's output may hold.`,
+      );
+    }
+    return converted;
+  });
+  return singleText(parts);
+}
+
+function userContentOf(content: string | readonly ResponsesContentPart[], where: string): string | UserPart[] {
+  if (typeof content === 'string') return content;
+  const parts = content.map((part, position) => userPartOf(part, `${where}.content.${position}`));
+  return parts.every((part) => part.type === 'text') ? singleText(parts as ChatTextPartOut[]) : parts;
+}
+
+function singleText(parts: ChatTextPartOut[]): string | ChatTextPartOut[] {
   const [only] = parts;
   return parts.length === 1 && only ? only.text : parts;
 }
 
-function textPartOf(part: ResponsesContentPart, where: string): ChatTextPartOut {
+function userPartOf(part: ResponsesContentPart, where: string): UserPart {
   switch (part.type) {
     case 'input_text':
     case 'output_text':
@@ -72,16 +201,44 @@ function textPartOf(part: ResponsesContentPart, where: string): ChatTextPartOut 
     // A refusal resent as history is what the assistant said; chat carries it as text.
     case 'refusal':
       return { type: 'text', text: part.refusal };
-    case 'input_image':
+    case 'input_image': {
+      if (!part.image_url) {
+        throw badRequest(
+          'unsupported_content_part',
+          `${where} is an image by file id, which only the vendor's file store can resolve; send image_url as an https: or base64 data: URL.`,
+        );
+      }
+      return { type: 'image_url', image_url: { url: part.image_url, ...(part.detail ? { detail: part.detail } : {}) } };
+    }
     case 'input_file':
     case 'input_audio':
       throw badRequest(
-        'unsupported_responses_input',
-        `${where} is a content part of type ${part.type}, which cannot be translated for this model. ${textOnlyAdvice}`,
+        'unsupported_content_part',
+        `${where} is a content part of type ${part.type}, which cannot be translated for this model; send text and images.`,
       );
     default: {
       const unknownPart: never = part;
       throw new Error(`unknown content part ${JSON.stringify(unknownPart)}`);
     }
   }
+}
+
+/** A tool's output: its text for the tool message, its images for the user message after the results. */
+function toolOutputOf(
+  output: ResponsesToolOutput,
+  where: string,
+): { text: string | ChatTextPartOut[]; images: ChatImagePartOut[] } {
+  if (typeof output === 'string') return { text: output, images: [] };
+  const parts = output.map((part, position) => userPartOf(part, `${where}.${position}`));
+  const texts = parts.filter((part): part is ChatTextPartOut => part.type === 'text');
+  const images = parts.filter((part): part is ChatImagePartOut => part.type === 'image_url');
+  return { text: texts.length > 0 ? singleText(texts) : '', images };
+}
+
+function reasoningTextOf(item: ResponsesReasoningItem): string | undefined {
+  const state = decodeReasoningState(item.encrypted_content);
+  if (state) return state.text;
+  const joined = (parts: readonly { text: string }[] | null | undefined) =>
+    (parts ?? []).map((part) => part.text).join('\n\n');
+  return joined(item.content) || joined(item.summary) || undefined;
 }

@@ -12,11 +12,12 @@ import type { TranslationHop } from '../translation-hop.ts';
 import { type ResponseIdentity, responseId } from './build-response.ts';
 import { createChatToResponsesTransformer } from './chat-to-responses-stream.ts';
 import { convertChatCompletionToResponse } from './convert-from-chat-completion.ts';
-import { convertResponsesRequestToChat, responseSettingsOf } from './convert-to-chat-request.ts';
+import { convertResponsesRequestToChat } from './convert-to-chat-request.ts';
 
 /**
- * Responses → Chat Completions, for models whose route speaks chat (or messages, through chat). The answer and
- * the stream repeat the request's settings, read once here with the request.
+ * Responses → Chat Completions, for every model on a chat connection (and the catalog's messages-route models,
+ * through chat). The answer and the stream repeat the request's settings and take the shape it asked for, both
+ * read once here with the request.
  */
 export const responsesToChatHop: TranslationHop<
   ResponsesRequest,
@@ -28,12 +29,13 @@ export const responsesToChatHop: TranslationHop<
 > = {
   translate(responsesRequest, context) {
     const request = parseRequest(translatableResponsesRequestSchema, responsesRequest);
-    const chatRequest = convertResponsesRequestToChat(request, { maxTokensDefault: context.outputAllowance });
+    const { request: chatRequest, settings, form } = convertResponsesRequestToChat(request);
     const identity: ResponseIdentity = {
       id: responseId(context.requestId),
       model: context.publicModel,
       createdAt: Math.floor(context.createdAt.getTime() / 1000),
-      settings: responseSettingsOf(request),
+      settings,
+      form,
     };
     return {
       request: chatRequest,

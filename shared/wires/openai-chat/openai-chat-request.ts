@@ -138,8 +138,26 @@ export type ChatToolChoice = z.infer<typeof toolChoiceSchema>;
 
 export type ChatTextPartOut = { type: 'text'; text: string };
 
-/** Only the roles every compatible upstream knows: `developer` is sent as `system`. */
-export type ChatMessageOut = { role: 'system' | 'user' | 'assistant'; content: string | ChatTextPartOut[] };
+/** An image as a URL: inline (`data:`) or remote. */
+export type ChatImagePartOut = { type: 'image_url'; image_url: { url: string; detail?: string } };
+
+export type ChatToolCallRequestOut = { id: string; type: 'function'; function: { name: string; arguments: string } };
+
+/**
+ * Only the roles every compatible upstream knows: `developer` is sent as `system`. An assistant message may carry
+ * the model's earlier reasoning in `reasoning_content`, as DeepSeek-type APIs take it back (and the messages route
+ * turns into a thinking block), and the tool calls it made; each call's result follows as a `tool` message.
+ */
+export type ChatMessageOut =
+  | { role: 'system'; content: string | ChatTextPartOut[] }
+  | { role: 'user'; content: string | (ChatTextPartOut | ChatImagePartOut)[] }
+  | {
+      role: 'assistant';
+      content: string | ChatTextPartOut[] | null;
+      reasoning_content?: string;
+      tool_calls?: ChatToolCallRequestOut[];
+    }
+  | { role: 'tool'; tool_call_id: string; content: string | ChatTextPartOut[] };
 
 export type ChatToolOut = {
   type: 'function';
@@ -155,18 +173,26 @@ export type ChatResponseFormatOut =
       json_schema: { name: string; schema: Record<string, unknown>; description?: string; strict?: boolean };
     };
 
+/**
+ * The output cap is not among these fields: the upstream wire writes it, in the field its host reads
+ * (openai-chat-spend-bounds.ts).
+ */
 export type ChatRequestOut = {
   model: string;
   messages: ChatMessageOut[];
   stream?: boolean;
   /** Always asked for when streaming: the usage chunk is where a chat stream reports usage. */
   stream_options?: { include_usage: true };
-  max_tokens?: number;
   temperature?: number;
   top_p?: number;
   reasoning_effort?: string;
+  verbosity?: string;
   tools?: ChatToolOut[];
   tool_choice?: ChatToolChoiceOut;
   parallel_tool_calls?: boolean;
   response_format?: ChatResponseFormatOut;
+  user?: string;
+  safety_identifier?: string;
+  prompt_cache_key?: string;
+  service_tier?: string;
 };

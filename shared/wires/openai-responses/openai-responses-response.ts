@@ -47,6 +47,14 @@ export interface ResponsesOutputText {
   annotations: never[];
 }
 
+/** What the assistant declined to do, apart from its text, as the vendor's answer carries it. */
+export interface ResponsesRefusal {
+  type: 'refusal';
+  refusal: string;
+}
+
+export type ResponsesMessagePart = ResponsesOutputText | ResponsesRefusal;
+
 export type ResponsesItemStatus = 'in_progress' | 'completed' | 'incomplete';
 
 export interface ResponsesMessageOut {
@@ -54,7 +62,7 @@ export interface ResponsesMessageOut {
   id: string;
   role: 'assistant';
   status: ResponsesItemStatus;
-  content: ResponsesOutputText[];
+  content: ResponsesMessagePart[];
 }
 
 export interface ResponsesFunctionCallOut {
@@ -66,7 +74,44 @@ export interface ResponsesFunctionCallOut {
   status: ResponsesItemStatus;
 }
 
-export type ResponsesOutputItem = ResponsesMessageOut | ResponsesFunctionCallOut;
+/** A call of a `custom` tool: its free-form input as the text it is. */
+export interface ResponsesCustomToolCallOut {
+  type: 'custom_tool_call';
+  id: string;
+  call_id: string;
+  name: string;
+  input: string;
+  status: ResponsesItemStatus;
+}
+
+export interface ResponsesReasoningText {
+  type: 'reasoning_text';
+  text: string;
+}
+
+export interface ResponsesSummaryText {
+  type: 'summary_text';
+  text: string;
+}
+
+/**
+ * The model's reasoning: as `summary` or as `content` (see ResponseForm), and, when the client includes
+ * `reasoning.encrypted_content`, the state that gives it back to the upstream on a later turn.
+ */
+export interface ResponsesReasoningOut {
+  type: 'reasoning';
+  id: string;
+  status: ResponsesItemStatus;
+  summary: ResponsesSummaryText[];
+  content?: ResponsesReasoningText[];
+  encrypted_content?: string;
+}
+
+export type ResponsesOutputItem =
+  | ResponsesMessageOut
+  | ResponsesFunctionCallOut
+  | ResponsesCustomToolCallOut
+  | ResponsesReasoningOut;
 
 /**
  * `input_tokens` includes the cached tokens (read and written) and `output_tokens` includes the reasoning
@@ -84,15 +129,23 @@ export type ResponsesStatus = 'in_progress' | 'completed' | 'incomplete' | 'fail
 
 export type ResponsesIncompleteReason = 'max_output_tokens' | 'content_filter';
 
-export type ResponsesToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; name: string };
+export type ResponsesToolChoice = 'auto' | 'none' | 'required' | { type: 'function' | 'custom'; name: string };
 
-export interface ResponsesFunctionToolOut {
-  type: 'function';
-  name: string;
-  description: string | null;
-  parameters: Record<string, unknown> | null;
-  strict: boolean | null;
-}
+/** A tool as the response repeats it. */
+export type ResponsesToolOut =
+  | {
+      type: 'function';
+      name: string;
+      description: string | null;
+      parameters: Record<string, unknown> | null;
+      strict: boolean | null;
+    }
+  | { type: 'custom'; name: string; description?: string; format?: ResponsesCustomToolFormat };
+
+/** What a custom tool's input must be: any text, or text of a grammar (Lark or a regular expression). */
+export type ResponsesCustomToolFormat =
+  | { type: 'text' }
+  | { type: 'grammar'; syntax: 'lark' | 'regex'; definition: string };
 
 /** The request settings a response repeats, as the vendor's does; see `responseSettingsOf`. */
 export interface ResponseSettings {
@@ -100,10 +153,10 @@ export interface ResponseSettings {
   max_output_tokens: number | null;
   metadata: Record<string, string>;
   parallel_tool_calls: boolean;
-  reasoning: { effort: string | null; summary: null };
+  reasoning: { effort: string | null; summary: string | null };
   temperature: number | null;
   tool_choice: ResponsesToolChoice;
-  tools: ResponsesFunctionToolOut[];
+  tools: ResponsesToolOut[];
   top_p: number | null;
 }
 

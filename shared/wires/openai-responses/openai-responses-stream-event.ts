@@ -2,9 +2,11 @@ import type { SseMessage } from '../../sse/sse-event-splitter.ts';
 import * as z from '../../validation/zod.ts';
 import { isErrorPayload, isRecord, parseJson } from '../parse-json.ts';
 import {
+  type ResponsesMessagePart,
   type ResponsesOutputItem,
-  type ResponsesOutputText,
+  type ResponsesReasoningText,
   type ResponsesResponse,
+  type ResponsesSummaryText,
   responseSchema,
 } from './openai-responses-response.ts';
 
@@ -114,7 +116,69 @@ export type ResponsesStreamEventOut =
       item_id: string;
       output_index: number;
       content_index: number;
-      part: ResponsesOutputText;
+      part: ResponsesMessagePart | ResponsesReasoningText;
+      sequence_number: number;
+    }
+  | {
+      type: 'response.refusal.delta' | 'response.reasoning_text.delta';
+      item_id: string;
+      output_index: number;
+      content_index: number;
+      delta: string;
+      sequence_number: number;
+    }
+  | {
+      type: 'response.refusal.done';
+      item_id: string;
+      output_index: number;
+      content_index: number;
+      refusal: string;
+      sequence_number: number;
+    }
+  | {
+      type: 'response.reasoning_text.done';
+      item_id: string;
+      output_index: number;
+      content_index: number;
+      text: string;
+      sequence_number: number;
+    }
+  | {
+      type: 'response.reasoning_summary_part.added' | 'response.reasoning_summary_part.done';
+      item_id: string;
+      output_index: number;
+      summary_index: number;
+      part: ResponsesSummaryText;
+      sequence_number: number;
+    }
+  | {
+      type: 'response.reasoning_summary_text.delta';
+      item_id: string;
+      output_index: number;
+      summary_index: number;
+      delta: string;
+      sequence_number: number;
+    }
+  | {
+      type: 'response.reasoning_summary_text.done';
+      item_id: string;
+      output_index: number;
+      summary_index: number;
+      text: string;
+      sequence_number: number;
+    }
+  | {
+      type: 'response.custom_tool_call_input.delta';
+      item_id: string;
+      output_index: number;
+      delta: string;
+      sequence_number: number;
+    }
+  | {
+      type: 'response.custom_tool_call_input.done';
+      item_id: string;
+      output_index: number;
+      input: string;
       sequence_number: number;
     }
   | {

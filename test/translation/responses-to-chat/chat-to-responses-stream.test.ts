@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { decodeReasoningState } from '../../../shared/translation/responses-to-chat/reasoning-state.ts';
 import { parseSseText, readTextFixture } from '../../support/sse-fixtures.ts';
 import {
   chatChunk,
@@ -26,11 +27,26 @@ const last = (events: readonly ResponsesEventView[]): ResponsesEventView => {
 };
 
 describe('createChatToResponsesTransformer', () => {
+  it.each(['text-stream.sse', 'tool-calls-stream.sse', 'length-stream.sse', 'error-mid-stream.sse'])(
+    'translates %s the same however the network split its bytes',
+    async (name) => {
+      const whole = await translateFixture(name, {}, Number.MAX_SAFE_INTEGER);
+      for (const chunkSize of [1, 2, 3, 5, 7, 64]) expect(await translateFixture(name, {}, chunkSize)).toBe(whole);
+    },
+  );
+
   it('translates a text stream into the vendor event order, numbered from 0 without gaps', async () => {
     const events = responsesEvents(await translateFixture('text-stream.sse'));
     expect(typesOf(events)).toEqual([
       'response.created',
       'response.in_progress',
+      'response.output_item.added',
+      'response.content_part.added',
+      'response.reasoning_text.delta',
+      'response.reasoning_text.delta',
+      'response.reasoning_text.done',
+      'response.content_part.done',
+      'response.output_item.done',
       'response.output_item.added',
       'response.content_part.added',
       'response.output_text.delta',
@@ -47,11 +63,15 @@ describe('createChatToResponsesTransformer', () => {
     });
     expect(events[2]).toMatchObject({
       output_index: 0,
-      item: { type: 'message', id: 'msg_req-1_0', role: 'assistant', status: 'in_progress', content: [] },
+      item: { type: 'reasoning', id: 'rs_req-1_0', status: 'in_progress', summary: [], content: [] },
     });
-    expect(events[4]).toMatchObject({ item_id: 'msg_req-1_0', output_index: 0, content_index: 0, delta: 'Hello' });
+    expect(events[9]).toMatchObject({
+      output_index: 1,
+      item: { type: 'message', id: 'msg_req-1_1', role: 'assistant', status: 'in_progress', content: [] },
+    });
+    expect(events[11]).toMatchObject({ item_id: 'msg_req-1_1', output_index: 1, content_index: 0, delta: 'Hello' });
     expect(textOf(events)).toBe('Hello! How can I help you today?');
-    expect(events[7]).toMatchObject({ text: 'Hello! How can I help you today?' });
+    expect(events[14]).toMatchObject({ text: 'Hello! How can I help you today?' });
   });
 
   it('carries the whole response with the usage of the chat usage chunk on response.completed', async () => {
@@ -62,8 +82,15 @@ describe('createChatToResponsesTransformer', () => {
       error: null,
       output: [
         {
+          type: 'reasoning',
+          id: 'rs_req-1_0',
+          status: 'completed',
+          summary: [],
+          content: [{ type: 'reasoning_text', text: 'The user greets me. Reply briefly.' }],
+        },
+        {
           type: 'message',
-          id: 'msg_req-1_0',
+          id: 'msg_req-1_1',
           status: 'completed',
           content: [{ type: 'output_text', text: 'Hello! How can I help you today?', annotations: [] }],
         },
@@ -78,15 +105,29 @@ describe('createChatToResponsesTransformer', () => {
     });
   });
 
-  it('keeps reasoning_content out of the output', async () => {
-    const text = await translateFixture('text-stream.sse');
-    expect(text).not.toContain('greets');
-    expect(text).not.toContain('reasoning_content');
+  it('streams reasoning as a summary when the client asked for one, with its state when included', async () => {
+    const form = { customToolNames: new Set<string>(), reasoningAs: 'summary' as const, encryptedReasoning: true };
+    const events = responsesEvents(await translateFixture('text-stream.sse', { form }));
+    expect(typesOf(events).slice(2, 9)).toEqual([
+      'response.output_item.added',
+      'response.reasoning_summary_part.added',
+      'response.reasoning_summary_text.delta',
+      'response.reasoning_summary_text.delta',
+      'response.reasoning_summary_text.done',
+      'response.reasoning_summary_part.done',
+      'response.output_item.done',
+    ]);
+    expect(events[4]).toMatchObject({ item_id: 'rs_req-1_0', summary_index: 0, delta: 'The user greets me.' });
+    const item = events[8]?.item as { summary: unknown; content?: unknown; encrypted_content: string };
+    expect(item.summary).toEqual([{ type: 'summary_text', text: 'The user greets me. Reply briefly.' }]);
+    expect(item).not.toHaveProperty('content');
+    expect(decodeReasoningState(item.encrypted_content)).toEqual({ text: 'The user greets me. Reply briefly.' });
   });
 
   it('closes the message before the first call, then streams each call as a function_call item', async () => {
     const events = responsesEvents(await translateFixture('tool-calls-stream.sse'));
-    expect(typesOf(events).slice(2)).toEqual([
+    const fromMessage = typesOf(events).indexOf('response.content_part.added', 5) - 1;
+    expect(typesOf(events).slice(fromMessage)).toEqual([
       'response.output_item.added',
       'response.content_part.added',
       'response.output_text.delta',
@@ -105,26 +146,28 @@ describe('createChatToResponsesTransformer', () => {
       'response.output_item.done',
       'response.completed',
     ]);
-    expect(events[9]).toMatchObject({
-      output_index: 1,
+    const firstCall = events[fromMessage + 7];
+    expect(firstCall).toMatchObject({
+      output_index: 2,
       item: {
         type: 'function_call',
-        id: 'fc_req-1_1',
+        id: 'fc_req-1_2',
         call_id: 'call_Wq8mT2xR4vKe',
         name: 'get_weather',
         arguments: '',
         status: 'in_progress',
       },
     });
-    expect(events[14]).toMatchObject({
-      item_id: 'fc_req-1_1',
-      output_index: 1,
+    expect(events[fromMessage + 12]).toMatchObject({
+      item_id: 'fc_req-1_2',
+      output_index: 2,
       name: 'get_weather',
       arguments: '{"location": "Paris, France"}',
     });
     expect(last(events).response).toMatchObject({
       status: 'completed',
       output: [
+        { type: 'reasoning' },
         { type: 'message', content: [{ text: 'Let me check both cities.' }] },
         { type: 'function_call', call_id: 'call_Wq8mT2xR4vKe', arguments: '{"location": "Paris, France"}' },
         { type: 'function_call', call_id: 'call_Jd3nP9sL1cYa', arguments: '{"location": "Tokyo, Japan"}' },
@@ -135,6 +178,76 @@ describe('createChatToResponsesTransformer', () => {
         output_tokens: 164,
         output_tokens_details: { reasoning_tokens: 12 },
       },
+    });
+  });
+
+  it("gives a custom tool's call its input whole when it closes, out of the JSON it travelled in", () => {
+    const form = {
+      customToolNames: new Set(['apply_patch']),
+      reasoningAs: 'content' as const,
+      encryptedReasoning: false,
+    };
+    const patch = '*** Begin Patch\n*** End Patch';
+    const argumentText = JSON.stringify({ input: patch });
+    const events = responsesEvents(
+      translateEvents(
+        [
+          chatChunk({
+            tool_calls: [
+              {
+                index: 0,
+                id: 'call_p',
+                type: 'function',
+                function: { name: 'apply_patch', arguments: argumentText.slice(0, 9) },
+              },
+            ],
+          }),
+          chatChunk({ tool_calls: [{ index: 0, function: { arguments: argumentText.slice(9) } }] }),
+          chatChunk({}, 'tool_calls'),
+          chatEvent('[DONE]'),
+        ],
+        { form },
+      ),
+    );
+    expect(typesOf(events).slice(2)).toEqual([
+      'response.output_item.added',
+      'response.custom_tool_call_input.delta',
+      'response.custom_tool_call_input.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+    expect(events[2]).toMatchObject({ item: { type: 'custom_tool_call', id: 'ctc_req-1_0', input: '' } });
+    expect(events[3]).toMatchObject({ delta: patch });
+    expect(events[5]).toMatchObject({
+      item: { type: 'custom_tool_call', call_id: 'call_p', name: 'apply_patch', input: patch, status: 'completed' },
+    });
+  });
+
+  it('streams a refusal into a refusal part of its own', () => {
+    const events = responsesEvents(
+      translateEvents([
+        chatChunk({ content: 'Sorry. ' }),
+        chatChunk({ refusal: 'I cannot help' }),
+        chatChunk({ refusal: ' with that.' }),
+        chatChunk({}, 'stop'),
+        chatEvent('[DONE]'),
+      ]),
+    );
+    expect(typesOf(events)).toContain('response.refusal.delta');
+    expect(events.find((event) => event.type === 'response.refusal.done')).toMatchObject({
+      content_index: 1,
+      refusal: 'I cannot help with that.',
+    });
+    expect(last(events).response).toMatchObject({
+      output: [
+        {
+          type: 'message',
+          content: [
+            { type: 'output_text', text: 'Sorry. ' },
+            { type: 'refusal', refusal: 'I cannot help with that.' },
+          ],
+        },
+      ],
     });
   });
 
@@ -194,7 +307,15 @@ describe('createChatToResponsesTransformer', () => {
     expect(last(events).response).toMatchObject({
       status: 'failed',
       error: { code: 'server_error', message: 'The engine is currently overloaded, please try again later' },
-      output: [{ type: 'message', status: 'incomplete', content: [{ text: 'Here is the first part of' }] }],
+      output: expect.arrayContaining([
+        {
+          type: 'message',
+          id: expect.any(String),
+          role: 'assistant',
+          status: 'incomplete',
+          content: [expect.objectContaining({ text: 'Here is the first part of' })],
+        },
+      ]),
     });
   });
 
@@ -231,10 +352,15 @@ describe('createChatToResponsesTransformer', () => {
     expect(textOf(responsesEvents(transform.push(other)))).toBe('');
   });
 
-  it('translates a messages stream after the chat-to-messages hop (K2.7 route)', async () => {
+  it('translates a messages stream after the chat-to-messages hop (K2.7 route), thinking as reasoning', async () => {
     const events = responsesEvents(await translateMessagesFixture('thinking-then-text-stream.sse'));
     expect(textOf(events)).toBe('27 × 453 = 12,231');
-    expect(JSON.stringify(events)).not.toContain('27 * 400');
+    expect(last(events).response).toMatchObject({
+      output: [
+        { type: 'reasoning', content: [{ type: 'reasoning_text', text: expect.stringContaining('27 * 400') }] },
+        { type: 'message' },
+      ],
+    });
     // 14 uncached + 248 cache writes + 2764 cache reads.
     expect(last(events)).toMatchObject({
       type: 'response.completed',

@@ -3,6 +3,7 @@ import { convertMessagesAnswerToChat } from '../../../shared/translation/chat-to
 import { defaultResponseSettings } from '../../../shared/translation/responses-to-chat/build-response.ts';
 import { convertChatCompletionToResponse as convertParsed } from '../../../shared/translation/responses-to-chat/convert-from-chat-completion.ts';
 import { endingOf, mapChatFinishReason } from '../../../shared/translation/responses-to-chat/map-chat-finish-reason.ts';
+import { decodeReasoningState } from '../../../shared/translation/responses-to-chat/reasoning-state.ts';
 import { parseMessagesAnswer } from '../../../shared/wires/anthropic-messages/anthropic-messages-answer.ts';
 import { parseChatAnswer } from '../../../shared/wires/openai-chat/openai-chat-answer.ts';
 import { chatFinishReasons } from '../../../shared/wires/openai-chat/openai-chat-finish-reason.ts';
@@ -22,7 +23,7 @@ const completion = (message: Record<string, unknown>, finishReason: string | nul
 });
 
 describe('convertChatCompletionToResponse', () => {
-  it('returns the text as one message item, without the reasoning, and the usage with its details', async () => {
+  it('returns the reasoning as a reasoning item, the text as one message item, and the usage with its details', async () => {
     const response = convertChatCompletionToResponse(await readJsonFixture(fixtures, 'completion-text.json'), identity);
     expect(response).toEqual({
       id: 'resp_req-1',
@@ -35,8 +36,15 @@ describe('convertChatCompletionToResponse', () => {
       model: 'alpha/alpha-k3',
       output: [
         {
+          type: 'reasoning',
+          id: 'rs_req-1_0',
+          status: 'completed',
+          summary: [],
+          content: [{ type: 'reasoning_text', text: expect.stringContaining('Simple greeting') }],
+        },
+        {
           type: 'message',
-          id: 'msg_req-1_0',
+          id: 'msg_req-1_1',
           role: 'assistant',
           status: 'completed',
           content: [{ type: 'output_text', text: 'Hi! My name is Alpha.', annotations: [] }],
@@ -54,19 +62,71 @@ describe('convertChatCompletionToResponse', () => {
         total_tokens: 2598,
       },
     });
-    expect(JSON.stringify(response)).not.toContain('Simple greeting');
+    // Asked for as a summary and with its state, it comes as one, and the state gives the text back.
+    const summarised = convertChatCompletionToResponse(await readJsonFixture(fixtures, 'completion-text.json'), {
+      ...identity,
+      form: { customToolNames: new Set(), reasoningAs: 'summary', encryptedReasoning: true },
+    });
+    const reasoning = summarised.output[0];
+    if (reasoning?.type !== 'reasoning') throw new Error('expected a reasoning item first');
+    expect(reasoning.summary).toEqual([{ type: 'summary_text', text: expect.stringContaining('Simple greeting') }]);
+    expect(reasoning).not.toHaveProperty('content');
+    expect(decodeReasoningState(reasoning.encrypted_content)?.text).toBe(reasoning.summary[0]?.text);
+  });
+
+  it("returns a custom tool's call as a custom_tool_call item with its input as text", () => {
+    const patch = '*** Begin Patch\n*** End Patch';
+    const response = convertChatCompletionToResponse(
+      completion(
+        {
+          content: null,
+          tool_calls: [
+            {
+              id: 'call_p',
+              type: 'function',
+              function: { name: 'apply_patch', arguments: JSON.stringify({ input: patch }) },
+            },
+            { id: 'call_s', type: 'function', function: { name: 'shell', arguments: '{"command":["ls"]}' } },
+          ],
+        },
+        'tool_calls',
+      ),
+      {
+        ...identity,
+        form: { customToolNames: new Set(['apply_patch']), reasoningAs: 'content', encryptedReasoning: false },
+      },
+    );
+    expect(response.output).toEqual([
+      {
+        type: 'custom_tool_call',
+        id: 'ctc_req-1_0',
+        call_id: 'call_p',
+        name: 'apply_patch',
+        input: patch,
+        status: 'completed',
+      },
+      {
+        type: 'function_call',
+        id: 'fc_req-1_1',
+        call_id: 'call_s',
+        name: 'shell',
+        arguments: '{"command":["ls"]}',
+        status: 'completed',
+      },
+    ]);
   });
 
   it('returns each tool call as a function_call item with its call id and arguments, and no empty message', async () => {
+    // The fixture's model reasoned first: its reasoning item comes before the calls.
     const response = convertChatCompletionToResponse(
       await readJsonFixture(fixtures, 'completion-tool-calls.json'),
       identity,
     );
     expect(response.status).toBe('completed');
-    expect(response.output).toEqual([
+    expect(response.output.slice(1)).toEqual([
       {
         type: 'function_call',
-        id: 'fc_req-1_0',
+        id: 'fc_req-1_1',
         call_id: 'call_Wq8mT2xR4vKe',
         name: 'get_weather',
         arguments: '{"location": "Paris, France", "unit": "celsius"}',
@@ -74,7 +134,7 @@ describe('convertChatCompletionToResponse', () => {
       },
       {
         type: 'function_call',
-        id: 'fc_req-1_1',
+        id: 'fc_req-1_2',
         call_id: 'call_Jd3nP9sL1cYa',
         name: 'get_weather',
         arguments: '{"location": "Tokyo, Japan", "unit": "celsius"}',
@@ -116,7 +176,7 @@ describe('convertChatCompletionToResponse', () => {
     expect(response.output[0]?.status).toBe('incomplete');
   });
 
-  it('keeps an empty answer as an empty message, and a refusal as its text', () => {
+  it('keeps an empty answer as an empty message, and a refusal as a refusal part', () => {
     expect(convertChatCompletionToResponse(completion({ content: null }, 'stop'), identity).output).toEqual([
       {
         type: 'message',
@@ -130,7 +190,7 @@ describe('convertChatCompletionToResponse', () => {
       completion({ content: null, refusal: 'I cannot.' }, 'stop'),
       identity,
     );
-    expect(refused.output[0]).toMatchObject({ content: [{ text: 'I cannot.' }] });
+    expect(refused.output[0]).toMatchObject({ content: [{ type: 'refusal', refusal: 'I cannot.' }] });
   });
 
   it('reads cache reads in the DeepSeek form and cache writes where reported, and leaves usage out when a count is missing', () => {

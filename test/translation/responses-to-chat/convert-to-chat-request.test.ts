@@ -2,10 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parseRequest } from '../../../shared/http/parse-request.ts';
 import { convertChatRequestToMessages } from '../../../shared/translation/chat-to-messages/convert-to-messages-request.ts';
 import { applyReasoningEffort } from '../../../shared/translation/reasoning-effort.ts';
-import {
-  convertResponsesRequestToChat,
-  responseSettingsOf,
-} from '../../../shared/translation/responses-to-chat/convert-to-chat-request.ts';
+import { convertResponsesRequestToChat } from '../../../shared/translation/responses-to-chat/convert-to-chat-request.ts';
+import { encodeReasoningState } from '../../../shared/translation/responses-to-chat/reasoning-state.ts';
 import { translatableChatRequestSchema } from '../../../shared/wires/openai-chat/openai-chat-request.ts';
 import { translatableResponsesRequestSchema } from '../../../shared/wires/openai-responses/openai-responses-request.ts';
 import { expectGatewayError } from '../chat-to-messages/translate-fixture.ts';
@@ -13,10 +11,8 @@ import { expectGatewayError } from '../chat-to-messages/translate-fixture.ts';
 const model = 'alpha/alpha-k3';
 /** A Responses request read as the hop reads it, with the Responses wire's translatable schema. */
 const read = (body: Record<string, unknown>) => parseRequest(translatableResponsesRequestSchema, { model, ...body });
-/** The output allowance admission reserves: what goes upstream as `max_tokens` where the client states none. */
-const outputAllowance = 3_000;
-const convert = (body: Record<string, unknown>) =>
-  convertResponsesRequestToChat(read(body), { maxTokensDefault: outputAllowance });
+const translate = (body: Record<string, unknown>) => convertResponsesRequestToChat(read(body));
+const convert = (body: Record<string, unknown>) => translate(body).request;
 
 const weatherTool = {
   type: 'function',
@@ -36,15 +32,22 @@ const chatWeatherTool = {
   },
 };
 
+/** Codex CLI's apply_patch for a model it does not know: a custom tool whose input follows a Lark grammar. */
+const applyPatchTool = {
+  type: 'custom',
+  name: 'apply_patch',
+  description: 'Use the `apply_patch` tool to edit files. This is a FREEFORM tool, so do not wrap the patch in JSON.',
+  format: { type: 'grammar', syntax: 'lark', definition: 'start: begin_patch hunk+ end_patch' },
+};
+
 describe('convertResponsesRequestToChat: input', () => {
-  it('turns string input, instructions and max_output_tokens into a system and a user message with max_tokens', () => {
+  it('turns string input and instructions into a system and a user message, leaving the cap to the upstream wire', () => {
     expect(convert({ input: 'Hello', instructions: 'Be brief.', max_output_tokens: 256 })).toEqual({
       model,
       messages: [
         { role: 'system', content: 'Be brief.' },
         { role: 'user', content: 'Hello' },
       ],
-      max_tokens: 256,
     });
   });
 
@@ -54,13 +57,11 @@ describe('convertResponsesRequestToChat: input', () => {
       messages: [{ role: 'user', content: 'Hello' }],
       stream: true,
       stream_options: { include_usage: true },
-      max_tokens: outputAllowance,
     });
     expect(convert({ input: 'Hello', stream: false })).toEqual({
       model,
       messages: [{ role: 'user', content: 'Hello' }],
       stream: false,
-      max_tokens: outputAllowance,
     });
   });
 
@@ -105,87 +106,304 @@ describe('convertResponsesRequestToChat: input', () => {
     ]);
   });
 
+  it('carries images by URL and inline, with their detail, in user messages', () => {
+    const inline = 'data:image/png;base64,iVBORw0KGgo=';
+    expect(
+      convert({
+        input: [
+          {
+            role: 'user',
+            content: [
+              { type: 'input_text', text: 'What is this?' },
+              { type: 'input_image', image_url: inline, detail: 'low' },
+              { type: 'input_image', image_url: 'https://example.test/cat.png', detail: 'auto' },
+            ],
+          },
+        ],
+      }).messages,
+    ).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is this?' },
+          { type: 'image_url', image_url: { url: inline, detail: 'low' } },
+          { type: 'image_url', image_url: { url: 'https://example.test/cat.png', detail: 'auto' } },
+        ],
+      },
+    ]);
+  });
+
   it.each([
-    ['an image part', { role: 'user', content: [{ type: 'input_image', image_url: 'https://example.test/cat.png' }] }],
-    ['a file part', { role: 'user', content: [{ type: 'input_file', file_id: 'file-abc' }] }],
-  ])('refuses %s by its place and type', (_name, item) => {
+    ['an image by file id', { role: 'user', content: [{ type: 'input_image', file_id: 'file-abc' }] }],
+    ['a file', { role: 'user', content: [{ type: 'input_file', file_id: 'file-abc' }] }],
+    [
+      'an image in a system message',
+      { role: 'system', content: [{ type: 'input_image', image_url: 'https://a.test/b.png' }] },
+    ],
+  ])('refuses %s by its place', (_name, item) => {
     const error = expectGatewayError(
       () => convert({ input: [{ role: 'user', content: 'Look:' }, item] }),
       400,
-      'unsupported_responses_input',
+      'unsupported_content_part',
     );
-    expect(error.message).toMatch(/^input\.1\.content\.0 is a content part of type input_(image|file)/);
+    expect(error.message).toMatch(/^input\.1\.content\.0 is/);
   });
 
-  it.each([
-    ['function_call', { type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{}' }],
-    ['function_call_output', { type: 'function_call_output', call_id: 'call_1', output: '18°C' }],
-    ['item_reference', { type: 'item_reference', id: 'msg_abc' }],
-    ['reasoning', { type: 'reasoning', id: 'rs_abc', summary: [] }],
-  ])('refuses an input item of type %s by name', (type, item) => {
+  it('groups function calls after the text of their assistant message, and each output as a tool message', () => {
+    const request = convert({
+      input: [
+        { role: 'user', content: 'Weather in Oslo and Bergen?' },
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Checking both.' }] },
+        { type: 'function_call', id: 'fc_1', call_id: 'call_a', name: 'get_weather', arguments: '{"location":"Oslo"}' },
+        { type: 'function_call', call_id: 'call_b', name: 'get_weather', arguments: '{"location":"Bergen"}' },
+        { type: 'function_call_output', call_id: 'call_a', output: '4°C' },
+        { type: 'function_call_output', call_id: 'call_b', output: [{ type: 'input_text', text: '7°C' }] },
+        { type: 'function_call', call_id: 'call_c', name: 'get_weather', arguments: '{"location":"Tromsø"}' },
+        { type: 'function_call_output', call_id: 'call_c', output: '-2°C' },
+      ],
+    });
+    expect(request.messages).toEqual([
+      { role: 'user', content: 'Weather in Oslo and Bergen?' },
+      {
+        role: 'assistant',
+        content: 'Checking both.',
+        tool_calls: [
+          { id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Oslo"}' } },
+          { id: 'call_b', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Bergen"}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_a', content: '4°C' },
+      { role: 'tool', tool_call_id: 'call_b', content: '7°C' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_c', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Tromsø"}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_c', content: '-2°C' },
+    ]);
+  });
+
+  it('sends images of a tool output in a user message after the run of outputs', () => {
+    const image = 'data:image/png;base64,iVBORw0KGgo=';
+    const { messages } = convert({
+      input: [
+        { role: 'user', content: 'Look at the screenshot.' },
+        { type: 'function_call', call_id: 'call_a', name: 'view_image', arguments: '{"path":"a.png"}' },
+        {
+          type: 'function_call_output',
+          call_id: 'call_a',
+          output: [
+            { type: 'input_text', text: 'a.png' },
+            { type: 'input_image', image_url: image },
+          ],
+        },
+      ],
+    });
+    expect(messages.slice(2)).toEqual([
+      { role: 'tool', tool_call_id: 'call_a', content: 'a.png' },
+      { role: 'user', content: [{ type: 'image_url', image_url: { url: image } }] },
+    ]);
+  });
+
+  it('refuses an output whose call is not in the input', () => {
     const error = expectGatewayError(
-      () => convert({ input: [{ role: 'user', content: 'Hi' }, item] }),
+      () => convert({ input: [{ type: 'function_call_output', call_id: 'call_x', output: 'done' }] }),
       400,
-      'unsupported_responses_input',
+      'unmatched_tool_output',
     );
-    expect(error.message).toContain(`input.1 is an item of type ${type}`);
-    expect(error.message).toContain('Send input as a string');
+    expect(error.message).toContain('input.0 is the output of call call_x');
   });
 
-  it('refuses a malformed message as invalid, not as another item type', () => {
+  it("carries a custom tool's calls as calls of a function of one string, and their outputs", () => {
+    const patch = '*** Begin Patch\n*** Add File: a.txt\n+hello\n*** End Patch';
+    const { messages } = convert({
+      input: [
+        { role: 'user', content: 'Add a.txt' },
+        { type: 'custom_tool_call', call_id: 'call_p', name: 'apply_patch', input: patch },
+        { type: 'custom_tool_call_output', call_id: 'call_p', output: 'Done!' },
+      ],
+      tools: [applyPatchTool],
+    });
+    expect(messages.slice(1)).toEqual([
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          {
+            id: 'call_p',
+            type: 'function',
+            function: { name: 'apply_patch', arguments: JSON.stringify({ input: patch }) },
+          },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_p', content: 'Done!' },
+    ]);
+  });
+
+  it("gives reasoning back as the next assistant message's reasoning_content, from whatever form the item kept", () => {
+    const reasoning = (fields: Record<string, unknown>) => ({ type: 'reasoning', id: 'rs_1', summary: [], ...fields });
+    const call = { type: 'function_call', call_id: 'call_a', name: 'get_weather', arguments: '{}' };
+    const reasoningOf = (item: Record<string, unknown>) => {
+      const { messages } = convert({ input: [{ role: 'user', content: 'Hi' }, item, call] });
+      return (messages[1] as { reasoning_content?: string }).reasoning_content;
+    };
+    // The gateway's own state, from an earlier translated answer: exactly the text the model wrote.
+    expect(reasoningOf(reasoning({ encrypted_content: encodeReasoningState({ text: 'Think\nhard.' }) }))).toBe(
+      'Think\nhard.',
+    );
+    expect(reasoningOf(reasoning({ content: [{ type: 'reasoning_text', text: 'Raw thought.' }] }))).toBe(
+      'Raw thought.',
+    );
+    expect(
+      reasoningOf(
+        reasoning({
+          summary: [
+            { type: 'summary_text', text: 'First.' },
+            { type: 'summary_text', text: 'Second.' },
+          ],
+          // The vendor's own encrypted state means nothing to a chat upstream.
+          encrypted_content: 'gAAAAABo-vendor-state',
+        }),
+      ),
+    ).toBe('First.\n\nSecond.');
+    expect(reasoningOf(reasoning({}))).toBeUndefined();
+  });
+
+  it('leaves out references to reasoning items and refuses references to anything else the server stored', () => {
+    expect(
+      convert({
+        input: [
+          { role: 'user', content: 'Hi' },
+          { type: 'item_reference', id: 'rs_abc' },
+          { type: 'function_call', call_id: 'call_a', name: 'get_weather', arguments: '{}' },
+        ],
+      }).messages,
+    ).toHaveLength(2);
     const error = expectGatewayError(
-      () => convert({ input: [{ type: 'message', role: 'tool', content: 'x' }] }),
+      () =>
+        convert({
+          input: [
+            { role: 'user', content: 'Hi' },
+            { type: 'item_reference', id: 'msg_abc' },
+          ],
+        }),
       400,
-      'invalid_request',
+      'stored_state_unsupported',
     );
-    expect(error.message).toContain('input.0');
+    expect(error.message).toContain('input.1 is an item_reference');
   });
 
-  it('requires input, and at least one message', () => {
+  it.each(['computer_call', 'web_search_call', 'local_shell_call', 'mcp_call'])(
+    'refuses an input item of type %s by name',
+    (type) => {
+      const error = expectGatewayError(
+        () =>
+          convert({
+            input: [
+              { role: 'user', content: 'Hi' },
+              { type, id: 'x_1' },
+            ],
+          }),
+        400,
+        'unsupported_responses_input',
+      );
+      expect(error.message).toContain(`input.1 is an item of type ${type}`);
+    },
+  );
+
+  it('refuses a malformed item as invalid, naming its place', () => {
+    for (const item of [
+      { type: 'message', role: 'tool', content: 'x' },
+      { type: 'function_call', call_id: 'call_a', arguments: '{}' },
+      { type: 'function_call_output', output: 'x' },
+    ]) {
+      const error = expectGatewayError(() => convert({ input: [item] }), 400, 'invalid_request');
+      expect(error.message).toContain('input.0.');
+    }
+  });
+
+  it('requires input, and at least one item', () => {
     expectGatewayError(() => convert({ instructions: 'Be brief.' }), 400, 'invalid_request');
     expectGatewayError(() => convert({ input: [] }), 400, 'invalid_request');
   });
 });
 
 describe('convertResponsesRequestToChat: parameters', () => {
-  it('passes sampling settings and moves reasoning.effort to reasoning_effort', () => {
-    expect(
-      convert({ input: 'Hi', temperature: 0.2, top_p: 0.9, reasoning: { effort: 'max', summary: 'auto' } }),
-    ).toEqual({
-      model,
-      messages: [{ role: 'user', content: 'Hi' }],
-      max_tokens: outputAllowance,
-      temperature: 0.2,
-      top_p: 0.9,
-      reasoning_effort: 'max',
-    });
-  });
-
-  it('ignores store (the gateway stores nothing) and drops fields that change no answer', () => {
+  it('passes what chat has: sampling, reasoning effort, verbosity, user, safety identifier, cache key, tier', () => {
     expect(
       convert({
         input: 'Hi',
-        store: true,
-        metadata: { trace: 't1' },
+        temperature: 0.2,
+        top_p: 0.9,
+        reasoning: { effort: 'max', summary: 'auto' },
+        text: { verbosity: 'low' },
         user: 'user-1',
-        include: ['reasoning.encrypted_content'],
-        truncation: 'auto',
-        service_tier: 'auto',
-        text: { format: { type: 'text' }, verbosity: 'low' },
+        safety_identifier: 'hash-1',
+        prompt_cache_key: 'thread-1',
+        service_tier: 'priority',
       }),
-    ).toEqual({ model, messages: [{ role: 'user', content: 'Hi' }], max_tokens: outputAllowance });
+    ).toEqual({
+      model,
+      messages: [{ role: 'user', content: 'Hi' }],
+      temperature: 0.2,
+      top_p: 0.9,
+      reasoning_effort: 'max',
+      verbosity: 'low',
+      user: 'user-1',
+      safety_identifier: 'hash-1',
+      prompt_cache_key: 'thread-1',
+      service_tier: 'priority',
+    });
   });
 
-  it('translates function tools, the tool choice and parallel_tool_calls into the nested chat form', () => {
-    const request = convert({
+  it('takes store: false and an absent store alike, and drops what changes nothing a chat upstream does', () => {
+    const plain = { model, messages: [{ role: 'user', content: 'Hi' }] };
+    expect(convert({ input: 'Hi' })).toEqual(plain);
+    expect(
+      convert({
+        input: 'Hi',
+        store: false,
+        metadata: { trace: 't1' },
+        include: ['reasoning.encrypted_content'],
+        truncation: 'auto',
+        max_tool_calls: 3,
+        stream_options: { include_obfuscation: false },
+        text: { format: { type: 'text' } },
+      }),
+    ).toEqual(plain);
+  });
+
+  it('translates function and custom tools, the tool choice and parallel_tool_calls into the chat form', () => {
+    const { request, form } = translate({
       input: 'Weather?',
-      tools: [weatherTool],
+      tools: [weatherTool, applyPatchTool],
       tool_choice: 'auto',
       parallel_tool_calls: false,
     });
-    expect(request.tools).toEqual([chatWeatherTool]);
+    expect(request.tools?.[0]).toEqual(chatWeatherTool);
+    expect(request.tools?.[1]).toEqual({
+      type: 'function',
+      function: {
+        name: 'apply_patch',
+        description: applyPatchTool.description,
+        parameters: {
+          type: 'object',
+          properties: {
+            input: {
+              type: 'string',
+              description: `The tool's whole input, as free-form text (not JSON). It must follow this lark grammar:\nstart: begin_patch hunk+ end_patch`,
+            },
+          },
+          required: ['input'],
+          additionalProperties: false,
+        },
+      },
+    });
     expect(request.tool_choice).toBe('auto');
     expect(request.parallel_tool_calls).toBe(false);
+    expect([...form.customToolNames]).toEqual(['apply_patch']);
     const bare = convert({ input: 'Time?', tools: [{ type: 'function', name: 'get_time' }] });
     expect(bare.tools).toEqual([{ type: 'function', function: { name: 'get_time' } }]);
   });
@@ -197,22 +415,38 @@ describe('convertResponsesRequestToChat: parameters', () => {
       { type: 'function', name: 'get_weather' },
       { type: 'function', function: { name: 'get_weather' } },
     ],
+    [
+      { type: 'custom', name: 'apply_patch' },
+      { type: 'function', function: { name: 'apply_patch' } },
+    ],
   ])('maps tool_choice %j', (choice, expected) => {
-    expect(convert({ input: 'Weather?', tools: [weatherTool], tool_choice: choice }).tool_choice).toEqual(expected);
+    expect(
+      convert({ input: 'Weather?', tools: [weatherTool, applyPatchTool], tool_choice: choice }).tool_choice,
+    ).toEqual(expected);
   });
 
   it('leaves tool_choice and parallel_tool_calls out without tools, where chat upstreams refuse them', () => {
     const request = convert({ input: 'Hi', tool_choice: 'none', parallel_tool_calls: true });
-    expect(request).toEqual({ model, messages: [{ role: 'user', content: 'Hi' }], max_tokens: outputAllowance });
+    expect(request).toEqual({ model, messages: [{ role: 'user', content: 'Hi' }] });
   });
 
-  it('refuses hosted tools and tool choices chat has no form for', () => {
-    const tool = expectGatewayError(
-      () => convert({ input: 'Hi', tools: [weatherTool, { type: 'web_search' }] }),
-      400,
-      'unsupported_tool',
-    );
-    expect(tool.message).toContain('tools.1 is a tool of type web_search');
+  it('leaves web search out, as Codex CLI offers it on every request, and refuses every other built-in tool', () => {
+    for (const type of ['web_search', 'web_search_preview', 'web_search_2025_08_26']) {
+      expect(convert({ input: 'Hi', tools: [weatherTool, { type, external_web_access: false }] }).tools).toEqual([
+        chatWeatherTool,
+      ]);
+    }
+    for (const type of ['file_search', 'code_interpreter', 'mcp', 'image_generation', 'local_shell', 'shell']) {
+      const tool = expectGatewayError(
+        () => convert({ input: 'Hi', tools: [weatherTool, { type }] }),
+        400,
+        'unsupported_tool',
+      );
+      expect(tool.message).toContain(`tools.1 is a built-in tool of type ${type}`);
+    }
+  });
+
+  it('refuses tool choices chat has no form for', () => {
     expectGatewayError(
       () =>
         convert({
@@ -256,19 +490,73 @@ describe('convertResponsesRequestToChat: parameters', () => {
     );
   });
 
+  it('refuses log probabilities, which the answer cannot carry', () => {
+    expectGatewayError(() => convert({ input: 'Hi', top_logprobs: 3 }), 400, 'unsupported_parameter');
+    expectGatewayError(
+      () => convert({ input: 'Hi', include: ['message.output_text.logprobs'] }),
+      400,
+      'unsupported_parameter',
+    );
+  });
+
   it.each([
+    ['store: true', { store: true }],
     ['previous_response_id', { previous_response_id: 'resp_abc' }],
     ['conversation', { conversation: 'conv_abc' }],
     ['conversation', { conversation: { id: 'conv_abc' } }],
     ['prompt', { prompt: { id: 'pmpt_abc', version: '2' } }],
-    ['background', { background: true }],
+    ['background: true', { background: true }],
   ])('refuses server-stored state: %s', (field, state) => {
-    const error = expectGatewayError(() => convert({ input: 'Continue', ...state }), 400, 'unsupported_parameter');
-    expect(error.message).toMatch(new RegExp(`^${field} is not supported`));
+    const error = expectGatewayError(() => convert({ input: 'Continue', ...state }), 400, 'stored_state_unsupported');
+    expect(error.message).toMatch(new RegExp(`^${field}: `));
+    expect(error.message).toContain('The gateway stores no responses');
   });
 
   it('refuses previous_response_id even without input, for the clearer reason', () => {
-    expectGatewayError(() => convert({ previous_response_id: 'resp_abc' }), 400, 'unsupported_parameter');
+    expectGatewayError(() => convert({ previous_response_id: 'resp_abc' }), 400, 'stored_state_unsupported');
+  });
+});
+
+describe('what the answer repeats and how it is shaped', () => {
+  it('repeats the request settings the way the vendor response does', () => {
+    expect(
+      translate({
+        input: 'Hi',
+        instructions: 'Be brief.',
+        max_output_tokens: 64,
+        metadata: { trace: 't1' },
+        temperature: 0.5,
+        tools: [weatherTool, applyPatchTool, { type: 'web_search' }],
+        tool_choice: { type: 'function', name: 'get_weather' },
+        reasoning: { effort: 'low', summary: 'detailed' },
+      }).settings,
+    ).toEqual({
+      instructions: 'Be brief.',
+      max_output_tokens: 64,
+      metadata: { trace: 't1' },
+      parallel_tool_calls: true,
+      reasoning: { effort: 'low', summary: 'detailed' },
+      temperature: 0.5,
+      tool_choice: { type: 'function', name: 'get_weather' },
+      tools: [
+        {
+          type: 'function',
+          name: 'get_weather',
+          description: 'Current weather for a city',
+          parameters: weatherTool.parameters,
+          strict: true,
+        },
+        { type: 'custom', name: 'apply_patch', description: applyPatchTool.description, format: applyPatchTool.format },
+      ],
+      top_p: null,
+    });
+  });
+
+  it('gives reasoning as a summary when one is asked for, and its state when include asks for it', () => {
+    expect(translate({ input: 'Hi' }).form).toMatchObject({ reasoningAs: 'content', encryptedReasoning: false });
+    expect(
+      translate({ input: 'Hi', reasoning: { summary: 'auto' }, include: ['reasoning.encrypted_content'] }).form,
+    ).toMatchObject({ reasoningAs: 'summary', encryptedReasoning: true });
   });
 });
 
@@ -289,58 +577,40 @@ describe('the translated request on the next stages of the route', () => {
     );
   });
 
-  it('is accepted by the chat-to-messages translator (K2.7 route)', () => {
-    const chat = convert({ input: 'Hello', instructions: 'Be brief.', max_output_tokens: 4096, stream: true });
+  it('is accepted by the chat-to-messages translator (K2.7 route), reasoning and tool loop included', () => {
+    const chat = convert({
+      instructions: 'Be brief.',
+      stream: true,
+      input: [
+        { role: 'user', content: 'Weather?' },
+        { type: 'reasoning', summary: [{ type: 'summary_text', text: 'Use the tool.' }] },
+        { type: 'function_call', call_id: 'toolu_1', name: 'get_weather', arguments: '{"location":"Oslo"}' },
+        { type: 'function_call_output', call_id: 'toolu_1', output: 'cold' },
+      ],
+    });
     expect(
       convertChatRequestToMessages(parseRequest(translatableChatRequestSchema, chat), {
         upstreamModel: 'alpha-for-coding',
-        maxTokensDefault: 32_000,
+        maxTokensDefault: 4096,
         thinking: { type: 'enabled' },
       }),
     ).toEqual({
       model: 'alpha-for-coding',
       max_tokens: 4096,
       system: [{ type: 'text', text: 'Be brief.' }],
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'Weather?' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'Use the tool.' },
+            { type: 'tool_use', id: 'toolu_1', name: 'get_weather', input: { location: 'Oslo' } },
+          ],
+        },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'cold' }] },
+      ],
       thinking: { type: 'enabled', budget_tokens: 2048 },
       stream: true,
-    });
-  });
-});
-
-describe('responseSettingsOf', () => {
-  it('repeats the request settings the way the vendor response does', () => {
-    expect(
-      responseSettingsOf(
-        read({
-          input: 'Hi',
-          instructions: 'Be brief.',
-          max_output_tokens: 64,
-          metadata: { trace: 't1' },
-          temperature: 0.5,
-          tools: [weatherTool],
-          tool_choice: { type: 'function', name: 'get_weather' },
-          reasoning: { effort: 'low' },
-        }),
-      ),
-    ).toEqual({
-      instructions: 'Be brief.',
-      max_output_tokens: 64,
-      metadata: { trace: 't1' },
-      parallel_tool_calls: true,
-      reasoning: { effort: 'low', summary: null },
-      temperature: 0.5,
-      tool_choice: { type: 'function', name: 'get_weather' },
-      tools: [
-        {
-          type: 'function',
-          name: 'get_weather',
-          description: 'Current weather for a city',
-          parameters: weatherTool.parameters,
-          strict: true,
-        },
-      ],
-      top_p: null,
     });
   });
 });

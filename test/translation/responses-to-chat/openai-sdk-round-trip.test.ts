@@ -77,7 +77,8 @@ describe('translated Responses streams through the official openai SDK', () => {
       ['call_Wq8mT2xR4vKe', 'get_weather', { location: 'Paris, France' }],
       ['call_Jd3nP9sL1cYa', 'get_weather', { location: 'Tokyo, Japan' }],
     ]);
-    expect(finished).toEqual(['1:get_weather', '2:get_weather']);
+    expect(finished).toEqual(['2:get_weather', '3:get_weather']);
+    expect(response.output[0]).toMatchObject({ type: 'reasoning', content: [{ type: 'reasoning_text' }] });
     expect(response.usage?.input_tokens_details.cached_tokens).toBe(2048);
   });
 
