@@ -214,15 +214,17 @@ describe('Beta and Gamma', () => {
     ).toEqual({ status: 400, code: 'max_output_exceeded' });
   });
 
-  it('Beta and Gamma are chat completions only', async () => {
-    expect(await refusal(client.responses.create({ model: 'beta/beta-4-31b', input: 'hi' }))).toEqual({
-      status: 400,
-      code: 'unsupported_wire',
-    });
-    expect(await refusal(client.responses.create({ model: 'gamma', input: 'hi' }))).toEqual({
-      status: 400,
-      code: 'unsupported_wire',
-    });
+  it('Beta and Gamma answer Responses too, translated to their chat route', async () => {
+    const beta = await client.responses.create({ model: 'beta/beta-4-31b', input: 'hi' });
+    expect(beta.output_text).toBe('echo: hi');
+    const gamma = await client.responses.stream({ model: 'gamma', input: 'hello gamma' }).finalResponse();
+    expect(gamma.output_text).toBe('echo: hello gamma');
+    expect(upstream.requests.map((request) => [request.path, (request.json as { model: string }).model])).toEqual([
+      ['/v1/chat/completions', 'beta-4-31b'],
+      ['/v1/chat/completions', 'gamma'],
+    ]);
+    // Beta's maximum output is the cap its chat route gets.
+    expect(upstream.requests[0]?.json).toMatchObject({ max_tokens: 32_768, messages: [{ role: 'user', content: 'hi' }] });
     await expect(client.chat.completions.create({ model: 'gamma', messages: question })).resolves.toBeDefined();
   });
 });

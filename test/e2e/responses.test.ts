@@ -10,6 +10,7 @@ const fixture = useGatewayFixture({
   connections: [
     { provider: 'openai', wire: 'openai-responses', models: ['gpt-test'], apiKey: 'provider-secret' },
     { provider: 'openai', wire: 'openai-chat', models: ['chat-only'] },
+    { provider: 'google', wire: 'gemini', models: ['gemini-only'], path: '/gemini-route/v1beta' },
   ],
   member: { dailyTokens: 1_000_000 },
 });
@@ -163,7 +164,7 @@ describe('responses through the gateway with the official openai SDK', () => {
     });
 
     const unsupported = await client.responses
-      .create({ model: 'openai/chat-only', input: 'x' })
+      .create({ model: 'google/gemini-only', input: 'x' })
       .catch((caught: unknown) => caught);
     expect(unsupported).toBeInstanceOf(OpenAI.BadRequestError);
     expect(unsupported).toMatchObject({ status: 400, code: 'unsupported_wire' });
