@@ -11,6 +11,7 @@ import { renderError } from '../shared/http/render-error.ts';
 import { matchRoute, type RouteMatch, routesForPath } from '../shared/http/route-table.ts';
 import { recordResponse } from '../shared/observability/gateway-telemetry.ts';
 import { generateContentPathPrefix, parseGenerateContentPath } from '../shared/wires/gemini/generate-content-path.ts';
+import { storedResponseRefusal } from '../shared/wires/openai-responses/openai-responses-stored.ts';
 import { errorEnvelopeFor, errorEnvelopeOfRequest } from '../shared/wires/wire-names.ts';
 import { type OpenStore, servicesFromEnvironment } from './gateway-runtime.ts';
 
@@ -126,11 +127,12 @@ export function unknownRoute(
   const error =
     envelope === 'gemini' && request.method === 'POST'
       ? unservedGoogleMethod(request.path)
-      : methods.length > 0
-        ? new GatewayError(405, 'method_not_allowed', `Use ${methods.join(' or ')} for ${request.path}.`, {
-            headers: { allow: methods.join(', ') },
-          })
-        : new GatewayError(404, 'unknown_route', `No route at ${request.method} ${request.path}.`);
+      : (storedResponseRefusal(request.method, request.path) ??
+        (methods.length > 0
+          ? new GatewayError(405, 'method_not_allowed', `Use ${methods.join(' or ')} for ${request.path}.`, {
+              headers: { allow: methods.join(', ') },
+            })
+          : new GatewayError(404, 'unknown_route', `No route at ${request.method} ${request.path}.`)));
   return renderError(error, envelope);
 }
 

@@ -80,6 +80,7 @@ function completion(plan: AnswerPlan): unknown {
           role: 'assistant',
           content: toolCalls ? null : plan.text,
           refusal: null,
+          ...(plan.reasoning !== undefined && { reasoning_content: plan.reasoning }),
           ...(toolCalls && { tool_calls: toolCalls }),
         },
         logprobs: null,
@@ -107,6 +108,9 @@ function completionChunks(plan: AnswerPlan): string[] {
     });
 
   const frames: string[] = [];
+  if (plan.reasoning !== undefined) {
+    for (const piece of splitIntoPieces(plan.reasoning, 2)) frames.push(chunk({ reasoning_content: piece }));
+  }
   if (plan.toolCall) {
     const { name, arguments: argumentText } = plan.toolCall;
     frames.push(

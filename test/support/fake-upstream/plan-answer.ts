@@ -22,6 +22,7 @@ export function planAnswer(
     text,
     textChunks: behaviour.textChunks ?? splitIntoWords(text),
     toolCall: toolCallOf(route, request, behaviour, turn),
+    reasoning: behaviour.reasoning,
     usage: usageOf(route, request, behaviour),
   };
 }

@@ -16,6 +16,8 @@ export interface AnswerPlan {
   text: string;
   textChunks: readonly string[];
   toolCall: { name: string; arguments: string } | undefined;
+  /** What the model thought before it answered; only the chat wire renders it (`reasoning_content`). */
+  reasoning: string | undefined;
   usage: FakeUsage | undefined;
 }
 
