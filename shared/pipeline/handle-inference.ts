@@ -23,6 +23,7 @@ import type { ClientWireFormat, StreamFraming, WireRequest } from '../wires/clie
 import { parseJson } from '../wires/parse-json.ts';
 import type { UpstreamHttpRequest, UpstreamWireFormat } from '../wires/upstream-wire-format.ts';
 import { upstreamWireFor } from '../wires/upstream-wires.ts';
+import { clientWiresServedBy } from '../wires/wire-names.ts';
 import { dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
 import { forwardedHeaders, withForwardedHeaders } from './forwarded-headers.ts';
 import { relayEventStream } from './relay-event-stream.ts';
@@ -107,11 +108,13 @@ async function prepareRequest<Request extends WireRequest, ClientEvent, Upstream
   const { principal, clientRequest, address, routed } = await readAndRoute(services, request, route, clientWire, {
     admittedAfter: true,
   });
+  const { model, connection } = routed;
   if (principal.member.policy.dailyTokens !== undefined) {
-    clientWire.assertCostBounded(clientRequest);
+    // What costs is what goes upstream. A pass-through sends the client's tools as they are; a translation sends
+    // only tools the client runs (each hop refuses or leaves out every other: Codex CLI's web search, say).
+    if (clientWiresServedBy(connection.wire).includes(clientWire.wire)) clientWire.assertCostBounded(clientRequest);
     assertSelfContainedText(clientRequest);
   }
-  const { model, connection } = routed;
   const stream = clientWire.isStream(clientRequest, address);
   const limits = modelLimitsOn(model, connection);
   const requestedOutput = cappedRequestedOutput(clientWire.requestedOutput(clientRequest), limits);

@@ -10,6 +10,18 @@ export interface EventTransformer<In, Out> {
   transform(event: In, controller: TransformStreamDefaultController<Out>): void;
   /** The upstream stream ended normally; not called when it failed or the client left. */
   flush?(controller: TransformStreamDefaultController<Out>): void;
+  /**
+   * The stream ends in the gateway's failure (the upstream broke off or timed out): the events that end it in this
+   * transformer's wire, numbered and shaped like the rest of its stream. Without it, the client wire's own error
+   * event ends the stream.
+   */
+  fail?(failure: StreamFailure, controller: TransformStreamDefaultController<Out>): void;
+}
+
+/** Why the gateway ended a stream before the upstream finished it. */
+export interface StreamFailure {
+  code: string;
+  message: string;
 }
 
 /** `first`, then `second` on what `first` emits: the events never leave their typed form between the two. */
@@ -36,6 +48,15 @@ export function composeTransformers<In, Middle, Out>(
       first.flush?.(between);
       second.flush?.(controller);
     },
+    // The failure is told to the transformer nearest the client, whose wire the client reads.
+    ...(second.fail
+      ? {
+          fail(failure: StreamFailure, controller: TransformStreamDefaultController<Out>) {
+            outer = controller;
+            second.fail?.(failure, controller);
+          },
+        }
+      : {}),
   };
 }
 
@@ -43,7 +64,7 @@ export function composeTransformers<In, Middle, Out>(
 export function runTransformer<In, Out>(
   transformer: EventTransformer<In, Out>,
   emit: (event: Out) => void,
-): { push(event: In): void; end(): void } {
+): { push(event: In): void; end(): void; fail(failure: StreamFailure): void } {
   const controller: TransformStreamDefaultController<Out> = {
     desiredSize: 1,
     enqueue: (event) => emit(event as Out),
@@ -55,5 +76,6 @@ export function runTransformer<In, Out>(
   return {
     push: (event) => transformer.transform(event, controller),
     end: () => transformer.flush?.(controller),
+    fail: (failure) => transformer.fail?.(failure, controller),
   };
 }

@@ -1,6 +1,6 @@
 import type { CatalogModel } from '../catalog/catalog-data.ts';
 import type { GatewayError } from '../http/gateway-error.ts';
-import { composeTransformers, type EventTransformer } from '../streams/event-transformer.ts';
+import { composeTransformers, type EventTransformer, runTransformer } from '../streams/event-transformer.ts';
 import type { ClientChunk, RelayedEvent } from '../streams/relayed-event.ts';
 import type { ClientWireFormat, StreamFraming, WireRequest } from '../wires/client-wire-format.ts';
 import type { UpstreamWireFormat } from '../wires/upstream-wire-format.ts';
@@ -104,6 +104,9 @@ export function translateRequest<Request extends WireRequest, ClientEvent, Upstr
     request = translationHopTarget(name) === 'openai-chat' ? inChatForm(translated) : translated;
     return exchange;
   });
+  const encode = (event: unknown) => clientWire.encodeEvent(event as ClientEvent);
+  /** The request's chain of stream hops, once its stream has started. */
+  let chain: EventTransformer<unknown, unknown> | undefined;
   return {
     upstreamRequest: request,
     answerBody: (_upstreamText, answer) =>
@@ -113,11 +116,16 @@ export function translateRequest<Request extends WireRequest, ClientEvent, Upstr
     errorBody: (upstreamText) => exchanges.reduceRight((text, exchange) => exchange.convertError(text), upstreamText),
     streamToClient() {
       // The stream flows from the upstream: the hop nearest it translates first.
-      const chain = exchanges
+      chain = exchanges
         .map((exchange) => exchange.streamTransformer())
         .reduceRight((farther, nearer) => composeTransformers(farther, nearer));
-      return translatedStream(chain, (event) => clientWire.encodeEvent(event as ClientEvent));
+      return translatedStream(chain, encode);
     },
-    streamFailure,
+    // The hop nearest the client ends its own stream where it can (numbered, with its final state).
+    streamFailure(error) {
+      const events: unknown[] = [];
+      if (chain) runTransformer(chain, (event) => events.push(event)).fail(error);
+      return events.length > 0 ? events.map(encode).join('') : streamFailure(error);
+    },
   };
 }

@@ -262,8 +262,9 @@ export function createChatToResponsesTransformer(
   /**
    * The flat `error` event is what makes the SDKs' stream helpers reject; `response.failed` then gives a client
    * that reads events one by one (Codex CLI reads only it) the final state, what was produced so far incomplete.
+   * The upstream's own error event ends the stream so, and the gateway's failure too (`fail`).
    */
-  const fail = (code: string | null, message: string) => {
+  const failWith = (code: string | null, message: string) => {
     closed = true;
     for (const state of items) if (state.status === 'in_progress') state.status = 'incomplete';
     send({ type: 'error', code, message, param: null });
@@ -276,7 +277,7 @@ export function createChatToResponsesTransformer(
         return complete();
       case 'error': {
         const { code, type, message } = event.error;
-        return fail(code != null ? String(code) : (type ?? null), message ?? failedMessage);
+        return failWith(code != null ? String(code) : (type ?? null), message ?? failedMessage);
       }
       case 'chunk': {
         for (const choice of event.chunk.choices ?? []) {
@@ -312,7 +313,13 @@ export function createChatToResponsesTransformer(
       // Some engines stop after the finish reason and usage without `[DONE]`; the answer itself is whole by then.
       if (ending !== undefined) return complete();
       opening();
-      fail('upstream_stream_incomplete', 'The upstream stream ended before the answer was complete.');
+      failWith('upstream_stream_incomplete', 'The upstream stream ended before the answer was complete.');
+    },
+    fail(failure, controller) {
+      out = controller;
+      if (closed) return;
+      opening();
+      failWith(failure.code, failure.message);
     },
   };
 }

@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { runTransformer } from '../../../shared/streams/event-transformer.ts';
+import { createChatToResponsesTransformer } from '../../../shared/translation/responses-to-chat/chat-to-responses-stream.ts';
 import { decodeReasoningState } from '../../../shared/translation/responses-to-chat/reasoning-state.ts';
+import type { ResponsesStreamEventOut } from '../../../shared/wires/openai-responses/openai-responses-stream-event.ts';
 import { parseSseText, readTextFixture } from '../../support/sse-fixtures.ts';
 import {
   chatChunk,
   chatEvent,
   chatToResponses,
   fixtures,
+  identity,
   type ResponsesEventView,
   responsesEvents,
   translateEvents,
@@ -316,6 +320,28 @@ describe('createChatToResponsesTransformer', () => {
           content: [expect.objectContaining({ text: 'Here is the first part of' })],
         },
       ]),
+    });
+  });
+
+  it("ends the stream in the gateway's own failure with a numbered error event and response.failed", () => {
+    const events: ResponsesStreamEventOut[] = [];
+    const run = runTransformer(createChatToResponsesTransformer(identity), (event) => events.push(event));
+    run.push({ type: 'chunk', chunk: { choices: [{ index: 0, delta: { content: 'Half an' } }] } });
+    run.fail({ code: 'upstream_interrupted', message: 'The upstream stream was interrupted.' });
+    run.fail({ code: 'upstream_timeout', message: 'again' });
+    expect(events.map((event) => event.type).slice(-2)).toEqual(['error', 'response.failed']);
+    expect(events.at(-2)).toEqual({
+      type: 'error',
+      code: 'upstream_interrupted',
+      message: 'The upstream stream was interrupted.',
+      param: null,
+      sequence_number: events.length - 2,
+    });
+    expect(events.at(-1)).toMatchObject({
+      response: {
+        status: 'failed',
+        output: [{ type: 'message', status: 'incomplete', content: [{ text: 'Half an' }] }],
+      },
     });
   });
 
