@@ -8,8 +8,8 @@ import { settledRecord } from '../support/usage-records.ts';
 
 /**
  * The reservation is an upper bound of what the upstream may produce. Generated requests of every accepted shape
- * — each client wire, passed through and translated (chat → messages on K2.7; Responses → chat on K3 and on to
- * messages on K2.7), streamed or not, with or without a cap of their own, with `n` / `candidateCount`, with
+ * — each client wire, passed through and translated (chat → messages on K2.7; Responses → chat on any chat
+ * connection and on K3, and on to messages on K2.7), streamed or not, with or without a cap of their own, with `n` / `candidateCount`, with
  * function tools, under a member's output policy — go to a fake upstream that always bills the most its request
  * allows (`usage: 'most-allowed'`: every answer as long as the cap it received, 50,000 tokens each without one, and
  * its text counted with o200k_base as input). Measured usage never exceeds the reservation except by the input
@@ -88,11 +88,19 @@ function chatBody(model: string, shape: Shape): Record<string, unknown> {
   };
 }
 
+/** With a tool, the input is a list of items: the question, the model's call and its output, as agents send them. */
 function responsesBody(model: string, shape: Shape): Record<string, unknown> {
+  const call = { type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}' };
   return {
     model,
     instructions: 'Answer at length.',
-    input: shape.text,
+    input: shape.withTool
+      ? [
+          { role: 'user', content: shape.text },
+          call,
+          { type: 'function_call_output', call_id: 'call_1', output: 'cold' },
+        ]
+      : shape.text,
     stream: shape.stream,
     ...(shape.cap === undefined ? {} : { max_output_tokens: shape.cap }),
     ...(shape.withTool ? { tools: [{ type: 'function', name: 'get_weather', parameters }] } : {}),
@@ -144,6 +152,11 @@ const routes: Route[] = [
     name: 'chat → messages (K2.7)',
     manyAnswers: false,
     request: (shape) => ({ path: '/v1/chat/completions', body: chatBody('alpha-k2.7-code', shape) }),
+  },
+  {
+    name: 'responses → chat (a model a chat connection declares)',
+    manyAnswers: false,
+    request: (shape) => ({ path: '/v1/responses', body: responsesBody('acme/acme-1', shape) }),
   },
   {
     name: 'responses → chat (K3)',
