@@ -224,7 +224,10 @@ describe('Beta and Gamma', () => {
       ['/v1/chat/completions', 'gamma'],
     ]);
     // Beta's maximum output is the cap its chat route gets.
-    expect(upstream.requests[0]?.json).toMatchObject({ max_tokens: 32_768, messages: [{ role: 'user', content: 'hi' }] });
+    expect(upstream.requests[0]?.json).toMatchObject({
+      max_tokens: 32_768,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     await expect(client.chat.completions.create({ model: 'gamma', messages: question })).resolves.toBeDefined();
   });
 });
