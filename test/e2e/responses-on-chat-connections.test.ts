@@ -245,13 +245,14 @@ describe('server-held state on a translated route', () => {
   });
 
   it('answers the stored-response endpoints with 404 response_not_stored in the OpenAI envelope', async () => {
+    // Each call starts only when the one before it has been refused, so none is left unawaited.
     for (const call of [
-      client.responses.retrieve('resp_abc'),
-      client.responses.delete('resp_abc'),
-      client.responses.inputItems.list('resp_abc'),
-      client.responses.cancel('resp_abc'),
+      () => client.responses.retrieve('resp_abc'),
+      () => client.responses.delete('resp_abc'),
+      () => client.responses.inputItems.list('resp_abc'),
+      () => client.responses.cancel('resp_abc'),
     ]) {
-      expect(await refusal(call)).toEqual({ status: 404, code: 'response_not_stored' });
+      expect(await refusal(call())).toEqual({ status: 404, code: 'response_not_stored' });
     }
     const prefixed = await fetch(`${gateway.url}/lb/v1/responses/resp_abc`, {
       headers: { authorization: `Bearer ${fixture.member.key}` },
