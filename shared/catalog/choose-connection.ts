@@ -1,6 +1,6 @@
 import { badRequest, notFound } from '../http/gateway-error.ts';
 import type { ConnectionItem } from '../store/control-items.ts';
-import { type HopModels, translationPath } from '../translation/translation-paths.ts';
+import { translationPath } from '../translation/translation-paths.ts';
 import { type ClientWire, clientWiresServedBy, type UpstreamWire } from '../wires/wire-names.ts';
 import { type KnownModel, modelsOfConnection } from './known-models.ts';
 
@@ -53,8 +53,8 @@ export function servingConnections(
 
 /**
  * The connections that can answer a client wire for a model: the same wire in and out where a connection speaks
- * it, else those a translation path reaches (for a model a connection declares, only the hops that serve every
- * model: translation-paths.ts). The model's own `wires` bound it first.
+ * it; otherwise those a translation path reaches (translation-paths.ts). The model's own `wires` bound it first:
+ * the catalog's list for a catalog model, every wire that reaches its connections for a declared one.
  */
 export function connectionsForWire(
   serving: readonly ConnectionItem[],
@@ -64,12 +64,7 @@ export function connectionsForWire(
   if (!model.wires.includes(wire)) return [];
   const native = serving.filter((connection) => clientWiresServedBy(connection.wire).includes(wire));
   if (native.length > 0) return native;
-  return serving.filter((connection) => translationPath(wire, connection.wire, hopModelsOf(model)) !== undefined);
-}
-
-/** Which hops may serve a model: every hop for a catalog model, the plain changes of format for a declared one. */
-export function hopModelsOf(model: KnownModel): HopModels {
-  return model.catalog ? 'catalog' : 'any';
+  return serving.filter((connection) => translationPath(wire, connection.wire) !== undefined);
 }
 
 /** The client wires a model can be called with through these connections: what a model list says it offers. */

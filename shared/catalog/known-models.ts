@@ -49,8 +49,8 @@ export function knownModels(connections: readonly ConnectionItem[]): KnownModel[
       const publicId = `${connection.provider}/${model}`;
       const known = byId.get(publicId);
       if (known?.catalog) continue;
-      // A declared model carries no route rules: only the hops that serve every model reach it.
-      const wires = new Set([...(known?.wires ?? []), ...clientWiresReaching(connection.wire, 'any')]);
+      // A model a connection declares is offered on every wire that reaches the connection's, translated or not.
+      const wires = new Set([...(known?.wires ?? []), ...clientWiresReaching(connection.wire)]);
       byId.set(publicId, {
         publicId,
         provider: connection.provider,

@@ -1,22 +1,22 @@
 import { startRequestDeadline } from '../clock/monotonic-deadline.ts';
 import type { GatewayServices } from '../config/gateway-services.ts';
-import { badRequest, GatewayError } from '../http/gateway-error.ts';
 import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
 import { renderFailure } from '../http/render-error.ts';
 import type { RouteMatch } from '../http/route-table.ts';
 import { type TokenCountSource, tokenCountSourceHeader } from '../http/token-count-source.ts';
 import { upstreamNetworkFor } from '../net/upstream-address.ts';
 import { estimateRequestTokenCount } from '../tokens/estimate-token-count.ts';
-import type { ClientRequestReader, TokenCountWireFormat, WireRequest } from '../wires/client-wire-format.ts';
+import type { TokenCountWireFormat, WireRequest } from '../wires/client-wire-format.ts';
 import { upstreamWireFor } from '../wires/upstream-wires.ts';
 import { dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
 import { forwardedHeaders, withForwardedHeaders } from './forwarded-headers.ts';
 import { type ReadAndRouted, readAndRoute } from './route-request.ts';
 
 /**
- * A token count (`POST /v1/messages/count_tokens`, `:countTokens`): read, authenticate, validate, route and
- * authorize exactly as an inference, then one pass-through call to the connection's own count endpoint — or, for a
- * wire that counts every model, the gateway's estimate where the connection has none. It generates nothing and
+ * A token count (`POST /v1/messages/count_tokens`, `:countTokens`), for every model: read, authenticate, validate,
+ * route and authorize exactly as an inference, then one pass-through call to the count endpoint of a connection of
+ * the client's own format where one serves the model, else the gateway's estimate (no upstream call, so none of
+ * the client's headers, `anthropic-beta` included, reach a connection of another format). It generates nothing and
  * costs no tokens, so nothing is reserved, admitted or recorded: it does not count against the token allowance,
  * RPM or concurrency, and it leaves no usage record. The answer says which kind of count it holds
  * (token-count-source.ts). Never throws: refusals are rendered in the wire's envelope.
@@ -25,7 +25,7 @@ export async function handleTokenCount<Request extends WireRequest>(
   services: GatewayServices,
   request: GatewayRequest,
   route: RouteMatch,
-  reader: ClientRequestReader<Request> | TokenCountWireFormat<Request>,
+  reader: TokenCountWireFormat<Request>,
 ): Promise<GatewayResponse> {
   try {
     return await countTokens(services, request, route, reader);
@@ -38,23 +38,15 @@ async function countTokens<Request extends WireRequest>(
   services: GatewayServices,
   request: GatewayRequest,
   route: RouteMatch,
-  reader: ClientRequestReader<Request> | TokenCountWireFormat<Request>,
+  reader: TokenCountWireFormat<Request>,
 ): Promise<GatewayResponse> {
-  if ('countingWire' in reader) {
-    const routed = await readAndRoute(services, request, route, reader, {
-      admittedAfter: false,
-      countingWire: reader.countingWire,
-    });
-    if (routed.routed.connection.wire === reader.countingWire) return countUpstream(services, request, routed);
-    const answer = reader.estimatedCountAnswer(estimateRequestTokenCount(routed.clientRequest));
-    return countAnswer(200, 'application/json', JSON.stringify(answer), 'estimate');
-  }
-  const routed = await readAndRoute(services, request, route, reader, { admittedAfter: false }).catch(
-    (error: unknown) => {
-      throw uncountable(error);
-    },
-  );
-  return countUpstream(services, request, routed);
+  const routed = await readAndRoute(services, request, route, reader, {
+    admittedAfter: false,
+    countingWire: reader.countingWire,
+  });
+  if (routed.routed.connection.wire === reader.countingWire) return countUpstream(services, request, routed);
+  const answer = reader.estimatedCountAnswer(estimateRequestTokenCount(routed.clientRequest));
+  return countAnswer(200, 'application/json', JSON.stringify(answer), 'estimate');
 }
 
 function countAnswer(statusCode: number, contentType: string, body: string, source: TokenCountSource) {
@@ -105,17 +97,4 @@ async function countUpstream<Request extends WireRequest>(
   } finally {
     deadline.stop();
   }
-}
-
-/**
- * Routing refuses a model no connection can serve in this format with the generic `unsupported_wire`; for a
- * messages count the reason is always the same — only messages-format connections count tokens — so it gets its
- * own code.
- */
-function uncountable(error: unknown): unknown {
-  if (!(error instanceof GatewayError) || error.code !== 'unsupported_wire') return error;
-  return badRequest(
-    'count_tokens_unsupported',
-    'The connection serving this model cannot count tokens; only messages-format connections can.',
-  );
 }

@@ -1,20 +1,14 @@
 import { type ClientWire, clientWires, clientWiresServedBy, type UpstreamWire } from '../wires/wire-names.ts';
 
 /**
- * Which models a hop may serve: `any`, a plain change of format, honest for every model on a connection of its far
- * wire; `catalog`, a hop that carries the rules of a catalog model's route (chat → messages turns K2.7's required
- * thinking on), for the catalog models only.
- */
-export type HopModels = 'any' | 'catalog';
-
-/**
  * The translation steps the gateway has, each from the wire nearer the client to the wire nearer the upstream.
  * Data only, so routing can ask what is reachable without loading the translators.
  */
 const translationHops = {
-  'responses-to-chat': { from: 'openai-responses', to: 'openai-chat', models: 'any' },
-  'chat-to-messages': { from: 'openai-chat', to: 'anthropic-messages', models: 'catalog' },
-} as const satisfies Record<string, { from: ClientWire; to: UpstreamWire; models: HopModels }>;
+  'responses-to-chat': { from: 'openai-responses', to: 'openai-chat' },
+  'chat-to-messages': { from: 'openai-chat', to: 'anthropic-messages' },
+  'messages-to-chat': { from: 'anthropic-messages', to: 'openai-chat' },
+} as const satisfies Record<string, { from: ClientWire; to: UpstreamWire }>;
 
 export type TranslationHopName = keyof typeof translationHops;
 
@@ -26,33 +20,27 @@ export function translationHopTarget(name: TranslationHopName): UpstreamWire {
 /** Every translation passes through chat where it cannot go directly. */
 const hub = 'openai-chat';
 
-function hopBetween(from: ClientWire, to: UpstreamWire, models: HopModels): TranslationHopName | undefined {
+function hopBetween(from: ClientWire, to: UpstreamWire): TranslationHopName | undefined {
   const names = Object.keys(translationHops) as TranslationHopName[];
-  return names.find((name) => {
-    const hop = translationHops[name];
-    return hop.from === from && hop.to === to && (models === 'catalog' || hop.models === 'any');
-  });
+  return names.find((name) => translationHops[name].from === from && translationHops[name].to === to);
 }
 
 /**
- * How a client wire reaches a connection's wire for a model (`catalog` for a catalog model, which every hop may
- * serve; `any` for a model a connection declares): `[]` when the wires are the same (pass-through); one hop where
- * one goes there; two through the chat hub (client → chat → upstream); undefined where there is no way.
+ * How a client wire reaches a connection's wire: `[]` when they are the same (pass-through); one hop where one
+ * goes there; two through the chat hub (client → chat → upstream); undefined where there is no way. Every hop is
+ * a plain change of format, honest for any model: a catalog model's route rules (thinking mode, reasoning effort)
+ * are applied by wire-translation.ts wherever the request is in its route's form, not by a hop.
  */
-export function translationPath(
-  client: ClientWire,
-  upstream: UpstreamWire,
-  models: HopModels,
-): TranslationHopName[] | undefined {
+export function translationPath(client: ClientWire, upstream: UpstreamWire): TranslationHopName[] | undefined {
   if (clientWiresServedBy(upstream).includes(client)) return [];
-  const direct = hopBetween(client, upstream, models);
+  const direct = hopBetween(client, upstream);
   if (direct) return [direct];
-  const toHub = hopBetween(client, hub, models);
-  const fromHub = hopBetween(hub, upstream, models);
+  const toHub = hopBetween(client, hub);
+  const fromHub = hopBetween(hub, upstream);
   return toHub && fromHub ? [toHub, fromHub] : undefined;
 }
 
-/** The client wires a connection's wire can answer for a model, natively or through the translation paths. */
-export function clientWiresReaching(upstream: UpstreamWire, models: HopModels): ClientWire[] {
-  return clientWires.filter((client) => translationPath(client, upstream, models) !== undefined);
+/** Every client wire that reaches a connection of this wire: its own, and those a chain of hops leads from. */
+export function clientWiresReaching(upstream: UpstreamWire): ClientWire[] {
+  return clientWires.filter((client) => translationPath(client, upstream) !== undefined);
 }

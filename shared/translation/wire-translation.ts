@@ -6,8 +6,10 @@ import type { ClientWireFormat, StreamFraming, WireRequest } from '../wires/clie
 import type { UpstreamWireFormat } from '../wires/upstream-wire-format.ts';
 import { chatToMessagesHop } from './chat-to-messages/chat-to-messages-hop.ts';
 import { framedPassThroughStream, passThroughStream, translatedStream } from './client-stream.ts';
+import { messagesToChatHop } from './messages-to-chat/messages-to-chat-hop.ts';
 import { applyReasoningEffort } from './reasoning-effort.ts';
 import { responsesToChatHop } from './responses-to-chat/responses-to-chat-hop.ts';
+import { applyThinkingMode } from './thinking-mode.ts';
 import { assertThinkingNotSwitchedOff } from './thinking-required.ts';
 import type { HopExchange, TranslationContext, TranslationHop } from './translation-hop.ts';
 import { type TranslationHopName, translationHopTarget, translationPath } from './translation-paths.ts';
@@ -25,6 +27,8 @@ function hopImplementation(name: TranslationHopName): AnyHop {
       return responsesToChatHop;
     case 'chat-to-messages':
       return chatToMessagesHop;
+    case 'messages-to-chat':
+      return messagesToChatHop;
     default: {
       const unknownHop: never = name;
       throw new Error(`unknown translation hop ${String(unknownHop)}`);
@@ -59,7 +63,8 @@ export interface TranslationRoute<Request extends WireRequest, ClientEvent, Upst
  * chain of hops between them (chat is the hub). Refusals (400) are thrown here, before anything is reserved.
  * The model's rules are applied where they belong: whether thinking may be switched off once, on the client's
  * own request (a switch that translation would drop must still be refused); the reasoning effort wherever the
- * request is in chat form, the form the catalog's rules are written for.
+ * request is in chat form, and thinking mode wherever it is in messages form: the forms the catalog's rules are
+ * written for, so a messages client on the K2.7 route meets the same rule as a chat client translated to it.
  */
 export function translateRequest<Request extends WireRequest, ClientEvent, UpstreamEvent>(
   clientRequest: Request,
@@ -69,11 +74,15 @@ export function translateRequest<Request extends WireRequest, ClientEvent, Upstr
   const { clientWire, upstreamWire, catalog, framing } = route;
   if (catalog?.thinkingRequired) assertThinkingNotSwitchedOff(clientRequest);
   const inChatForm = (request: WireRequest) => (catalog ? applyReasoningEffort(request, catalog) : request);
-  const path = translationPath(clientWire.wire, upstreamWire.wire, catalog ? 'catalog' : 'any');
+  const inMessagesForm = (request: WireRequest) =>
+    catalog?.thinkingRequired ? applyThinkingMode(request, context.outputAllowance) : request;
+  const inItsForm = (wire: string, request: WireRequest) =>
+    wire === 'openai-chat' ? inChatForm(request) : wire === 'anthropic-messages' ? inMessagesForm(request) : request;
+  const path = translationPath(clientWire.wire, upstreamWire.wire);
   if (path === undefined) throw new Error(`no translation from ${clientWire.wire} to ${upstreamWire.wire}`);
   const streamFailure = (error: GatewayError) => clientWire.encodeEvent(clientWire.streamErrorEvent(error));
 
-  let request: WireRequest = clientWire.wire === 'openai-chat' ? inChatForm(clientRequest) : clientRequest;
+  let request: WireRequest = inItsForm(clientWire.wire, clientRequest);
   if (path.length === 0) {
     const drops = clientWire.passThroughDrops(clientRequest);
     if (framing) {
@@ -101,7 +110,7 @@ export function translateRequest<Request extends WireRequest, ClientEvent, Upstr
   const exchanges: AnyExchange[] = path.map((name) => {
     const exchange = hopImplementation(name).translate(request, context);
     const translated = exchange.request as WireRequest;
-    request = translationHopTarget(name) === 'openai-chat' ? inChatForm(translated) : translated;
+    request = inItsForm(translationHopTarget(name), translated);
     return exchange;
   });
   const encode = (event: unknown) => clientWire.encodeEvent(event as ClientEvent);

@@ -17,9 +17,8 @@ import { convertChatRequestToMessages } from './convert-to-messages-request.ts';
 import { createMessagesToChatTransformer } from './messages-to-chat-stream.ts';
 
 /**
- * Chat Completions → messages format: the K2.7 route, whose upstream speaks messages. Thinking is turned on with
- * a token budget, the form every messages-format engine accepts; the output allowance is the `max_tokens` sent
- * where the client stated none.
+ * Chat Completions → messages format: the K2.7 route, whose upstream speaks messages. The output allowance is the
+ * `max_tokens` sent where the client stated none; thinking mode's rules follow in messages form (thinking-mode.ts).
  */
 export const chatToMessagesHop: TranslationHop<
   ChatRequest,
@@ -39,7 +38,6 @@ export const chatToMessagesHop: TranslationHop<
       request: convertChatRequestToMessages(parseRequest(translatableChatRequestSchema, chatRequest), {
         upstreamModel: context.upstreamModel,
         maxTokensDefault: context.outputAllowance,
-        thinking: { type: 'enabled' },
       }),
       convertAnswer: (answer) => convertMessagesAnswerToChat(answer, answerIdentity),
       convertError(upstreamText) {

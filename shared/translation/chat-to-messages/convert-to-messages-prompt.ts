@@ -1,11 +1,14 @@
 import { badRequest } from '../../http/gateway-error.ts';
 import type {
   MessagesAssistantBlock,
+  MessagesRedactedThinkingBlock,
   MessagesTextBlock,
+  MessagesThinkingBlock,
   MessagesToolUseBlock,
   MessagesTurn,
 } from '../../wires/anthropic-messages/anthropic-messages-request.ts';
 import type { ChatAssistantPart, ChatMessage, ChatToolCall } from '../../wires/openai-chat/openai-chat-request.ts';
+import type { ChatThinkingBlockIn } from '../../wires/openai-chat/openai-chat-thinking-blocks.ts';
 import { isRecord } from '../../wires/parse-json.ts';
 import { textBlocksOf, userBlocksOf } from './convert-content-parts.ts';
 
@@ -92,8 +95,13 @@ function toolResultContent(message: Extract<ChatMessage, { role: 'tool' }>): str
 
 function assistantBlocksOf(message: Extract<ChatMessage, { role: 'assistant' }>, position: number) {
   const blocks: MessagesAssistantBlock[] = [];
-  // Reasoning goes first, as the format orders a turn; see MessagesThinkingBlock for why it is sent back.
-  if (message.reasoning_content) blocks.push({ type: 'thinking', thinking: message.reasoning_content });
+  // Reasoning goes first, as the format orders a turn: the upstream's signed blocks exactly as they came, else
+  // the text of `reasoning_content` (see MessagesThinkingBlock for why it is sent back).
+  if (message.thinking_blocks && message.thinking_blocks.length > 0) {
+    blocks.push(...message.thinking_blocks.map(thinkingBlockOf));
+  } else if (message.reasoning_content) {
+    blocks.push({ type: 'thinking', thinking: message.reasoning_content });
+  }
   if (typeof message.content === 'string') blocks.push(...textBlocksOf(message.content));
   else if (message.content) blocks.push(...message.content.flatMap(assistantPartBlocks));
   if (message.refusal) blocks.push({ type: 'text', text: message.refusal });
@@ -137,4 +145,12 @@ function toolUseBlockOf(call: ChatToolCall, where: string): MessagesToolUseBlock
     );
   }
   return { type: 'tool_use', id: call.id, name: call.function.name, input };
+}
+
+/** A block of the `thinking_blocks` extension (openai-chat-thinking-blocks.ts), as the upstream gave it. */
+function thinkingBlockOf(block: ChatThinkingBlockIn): MessagesThinkingBlock | MessagesRedactedThinkingBlock {
+  if (block.type === 'redacted_thinking') return { type: 'redacted_thinking', data: block.data };
+  return block.signature
+    ? { type: 'thinking', thinking: block.thinking, signature: block.signature }
+    : { type: 'thinking', thinking: block.thinking };
 }

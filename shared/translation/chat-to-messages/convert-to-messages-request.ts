@@ -3,23 +3,21 @@ import type { MessagesRequestOut } from '../../wires/anthropic-messages/anthropi
 import type { TranslatableChatRequest } from '../../wires/openai-chat/openai-chat-request.ts';
 import { convertToMessagesPrompt } from './convert-to-messages-prompt.ts';
 import { convertToolChoice, convertTools } from './convert-tools.ts';
-import { type ThinkingForm, upstreamThinking } from './thinking-budget.ts';
 
 export interface ConvertChatRequestOptions {
   /** The model name the messages-style upstream knows (catalog `upstreamModel`). */
   upstreamModel: string;
   /** `max_tokens` is required upstream; this is sent when the client states none. */
   maxTokensDefault: number;
-  /** How thinking is turned on when the client does not choose a form itself. */
-  thinking: ThinkingForm;
 }
 
 /**
  * A Chat Completions request, every part read (`translatableChatRequestSchema`) → a messages-format request for
- * the K2.7 route (spec §1 item 8, §4.4). What the route cannot do is a 400 GatewayError, thrown before
+ * a messages-format route (spec §1 item 8). What the route cannot do is a 400 GatewayError, thrown before
  * anything is reserved or sent. Chat fields without a messages counterpart that change no answer (`user`, `seed`,
  * `stream_options`, penalties, ...) are dropped: the messages format refuses fields it does not know, so nothing
- * is passed through blindly. Whether thinking may be switched off was decided once, on the client's request.
+ * is passed through blindly. The rules of thinking mode (K2.7) are applied to the result,
+ * in messages form, as to a messages client's own request (thinking-mode.ts).
  */
 export function convertChatRequestToMessages(
   request: TranslatableChatRequest,
@@ -41,7 +39,8 @@ export function convertChatRequestToMessages(
     max_tokens: maxTokens,
     messages,
     ...(system.length > 0 ? { system } : {}),
-    thinking: upstreamThinking(request.thinking, maxTokens, options.thinking),
+    // The client's own choice, if it made one; a model that requires thinking gets it in messages form.
+    ...(request.thinking !== undefined && request.thinking !== null ? { thinking: request.thinking } : {}),
     ...(stopSequences ? { stop_sequences: stopSequences } : {}),
     ...(request.temperature != null ? { temperature: request.temperature } : {}),
     ...(request.top_p != null ? { top_p: request.top_p } : {}),

@@ -1,6 +1,7 @@
 import { badRequest } from '../../http/gateway-error.ts';
 import type { MessagesTool, MessagesToolChoice } from '../../wires/anthropic-messages/anthropic-messages-request.ts';
 import type { ChatFunctionTool, ChatToolChoice } from '../../wires/openai-chat/openai-chat-request.ts';
+import { isRecord } from '../../wires/parse-json.ts';
 
 /** A function without parameters still needs an object schema upstream. */
 const emptyInputSchema: Record<string, unknown> = { type: 'object', properties: {} };
@@ -13,19 +14,10 @@ export function convertTools(tools: readonly ChatFunctionTool[]): MessagesTool[]
   }));
 }
 
-const useAutoAdvice =
-  'Use tool_choice "auto" to let the model decide, and "none" after a tool result when no further call is wanted.';
-
-function forcedToolChoice(form: string) {
-  return badRequest(
-    'forced_tool_choice_unsupported',
-    `tool_choice ${form} is not supported: this model runs in thinking mode, which cannot be forced to call a tool. ${useAutoAdvice}`,
-  );
-}
-
 /**
- * Only `auto` and `none` reach the K2.7 route: its thinking mode refuses forced tool use upstream (spec §4.4
- * rule 2), so `required` and named functions are refused here, before anything is reserved or sent.
+ * Chat's `tool_choice` in the messages form: `auto`, `none`, `required` → `any`, a named function → `tool`; the
+ * parallel-call switch rides on it. Whether the model may be forced to call a tool is the route's rule, applied
+ * to the request in messages form (thinking-mode.ts).
  * https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/implement-tool-use#forcing-tool-use
  */
 export function convertToolChoice(
@@ -34,33 +26,50 @@ export function convertToolChoice(
 ): MessagesToolChoice | undefined {
   const choice = readToolChoice(toolChoice);
   if (!options.hasTools) return undefined;
-  if (choice === 'none') return { type: 'none' };
-  // Without a choice the upstream default is `auto`; it is stated only to carry the parallel-call switch.
-  if (options.parallelToolCalls === false) return { type: 'auto', disable_parallel_tool_use: true };
-  return choice === 'auto' ? { type: 'auto' } : undefined;
+  const parallel = options.parallelToolCalls === false ? { disable_parallel_tool_use: true } : {};
+  switch (choice?.type) {
+    case 'none':
+      return { type: 'none' };
+    case 'any':
+      return { type: 'any', ...parallel };
+    case 'tool':
+      return { type: 'tool', name: choice.name, ...parallel };
+    case 'auto':
+      return { type: 'auto', ...parallel };
+    case undefined:
+      // Without a choice the upstream default is `auto`; it is stated only to carry the parallel-call switch.
+      return options.parallelToolCalls === false ? { type: 'auto', disable_parallel_tool_use: true } : undefined;
+    default: {
+      const unknownChoice: never = choice;
+      throw new Error(`unknown tool choice ${JSON.stringify(unknownChoice)}`);
+    }
+  }
 }
 
-function readToolChoice(toolChoice: ChatToolChoice | null | undefined): 'auto' | 'none' | undefined {
+type ReadToolChoice = { type: 'auto' } | { type: 'none' } | { type: 'any' } | { type: 'tool'; name: string };
+
+const choiceAdvice = 'Send "auto", "none", "required" or {"type": "function", "function": {"name": ...}}.';
+
+function readToolChoice(toolChoice: ChatToolChoice | null | undefined): ReadToolChoice | undefined {
   if (toolChoice === undefined || toolChoice === null) return undefined;
   if (typeof toolChoice === 'string') {
     switch (toolChoice) {
       case 'auto':
       case 'none':
-        return toolChoice;
+        return { type: toolChoice };
       case 'required':
-        throw forcedToolChoice('"required"');
+        return { type: 'any' };
       default:
-        throw badRequest('invalid_tool_choice', `tool_choice "${toolChoice}" is not known. ${useAutoAdvice}`);
+        throw badRequest('invalid_tool_choice', `tool_choice "${toolChoice}" is not known. ${choiceAdvice}`);
     }
   }
-  switch (toolChoice.type) {
-    case 'function':
-    case 'custom':
-      throw forcedToolChoice('naming a function');
-    default:
-      throw badRequest(
-        'unsupported_tool_choice',
-        `tool_choice of type "${toolChoice.type}" is not supported for this model. ${useAutoAdvice}`,
-      );
+  if (toolChoice.type === 'function') {
+    const definition = isRecord(toolChoice.function) ? toolChoice.function : {};
+    if (typeof definition.name === 'string' && definition.name.length > 0) return { type: 'tool', name: definition.name };
+    throw badRequest('invalid_tool_choice', `tool_choice of type "function" must name it. ${choiceAdvice}`);
   }
+  throw badRequest(
+    'unsupported_tool_choice',
+    `tool_choice of type "${toolChoice.type}" is not supported for this model. ${choiceAdvice}`,
+  );
 }

@@ -7,6 +7,7 @@ import type {
   ChatCompletionChunk,
   ChatStreamEvent,
 } from '../../wires/openai-chat/openai-chat-stream-event.ts';
+import type { ChatThinkingBlockOut } from '../../wires/openai-chat/openai-chat-thinking-blocks.ts';
 import { chatUsageOfReport } from '../../wires/openai-chat/openai-chat-usage.ts';
 import { isRecord } from '../../wires/parse-json.ts';
 import { finishReasonOf } from './map-messages-stop-reason.ts';
@@ -25,14 +26,15 @@ export interface MessagesToChatStreamOptions {
 /** What one upstream content block is, by its index in the message. */
 type BlockState =
   | { kind: 'text' }
-  | { kind: 'thinking' }
+  | { kind: 'thinking'; thinking: string; signature: string }
   | { kind: 'tool_use'; toolCallIndex: number; sentArguments: boolean; startInput: unknown }
   | { kind: 'ignored' };
 
 /**
  * Messages-format stream events → Chat Completions stream events: every stream opens with the assistant role,
  * text and thinking become `content` and `reasoning_content` deltas, each `tool_use` block a tool call numbered
- * in order of appearance, and the stop reason the finish reason; with `include_usage`, a usage-only chunk
+ * in order of appearance, and the stop reason the finish reason, whose chunk also carries every signed or redacted
+ * reasoning block as `thinking_blocks` (openai-chat-thinking-blocks.ts); with `include_usage`, a usage-only chunk
  * comes before `[DONE]`. An upstream `error` event ends the stream with chat's error payload.
  */
 export function createMessagesToChatTransformer(
@@ -44,6 +46,8 @@ export function createMessagesToChatTransformer(
   const blocks = new Map<number, BlockState>();
   // Chat numbers tool calls 0, 1, 2... in order of appearance; upstream block indexes also count text and thinking.
   let toolCallCount = 0;
+  // Signed and redacted reasoning, in order, for `thinking_blocks` on the chunk that ends the answer.
+  const thinkingBlocks: ChatThinkingBlockOut[] = [];
   let started = false;
   let finishReason: ChatFinishReason | undefined;
   let closed = false;
@@ -76,7 +80,7 @@ export function createMessagesToChatTransformer(
   const finish = (reason: ChatFinishReason) => {
     if (finishReason !== undefined) return;
     finishReason = reason;
-    emit({}, reason);
+    emit(thinkingBlocks.length > 0 ? { thinking_blocks: thinkingBlocks } : {}, reason);
   };
 
   const complete = () => {
@@ -109,8 +113,13 @@ export function createMessagesToChatTransformer(
         if (block.text) emit({ content: block.text });
         return;
       case 'thinking':
-        blocks.set(event.index, { kind: 'thinking' });
+        blocks.set(event.index, { kind: 'thinking', thinking: block.thinking ?? '', signature: block.signature ?? '' });
         if (block.thinking) emit({ reasoning_content: block.thinking });
+        return;
+      case 'redacted_thinking':
+        // Encrypted reasoning: nothing to show, but it must go back upstream as it came.
+        if (block.data) thinkingBlocks.push({ type: 'redacted_thinking', data: block.data });
+        blocks.set(event.index, { kind: 'ignored' });
         return;
       case 'tool_use': {
         const toolCallIndex = toolCallCount++;
@@ -129,7 +138,7 @@ export function createMessagesToChatTransformer(
         return;
       }
       default:
-        // Redacted thinking, server tools and block types added later have no chat counterpart.
+        // Server tools and block types added later have no chat counterpart.
         blocks.set(event.index, { kind: 'ignored' });
         return;
     }
@@ -140,12 +149,15 @@ export function createMessagesToChatTransformer(
     const { delta } = event;
     if (block?.kind === 'text' && delta.type === 'text_delta' && delta.text) emit({ content: delta.text });
     else if (block?.kind === 'thinking' && delta.type === 'thinking_delta' && delta.thinking) {
+      block.thinking += delta.thinking;
       emit({ reasoning_content: delta.thinking });
+    } else if (block?.kind === 'thinking' && delta.type === 'signature_delta' && delta.signature) {
+      block.signature = delta.signature;
     } else if (block?.kind === 'tool_use' && delta.type === 'input_json_delta' && delta.partial_json) {
       block.sentArguments = true;
       emit({ tool_calls: [{ index: block.toolCallIndex, function: { arguments: delta.partial_json } }] });
     }
-    // signature_delta, citations_delta and deltas of ignored blocks carry nothing a chat client reads.
+    // citations_delta and deltas of ignored blocks carry nothing a chat client reads.
   };
 
   /**
@@ -154,6 +166,9 @@ export function createMessagesToChatTransformer(
    */
   const onBlockStop = (index: number) => {
     const block = blocks.get(index);
+    if (block?.kind === 'thinking' && block.signature) {
+      thinkingBlocks.push({ type: 'thinking', thinking: block.thinking, signature: block.signature });
+    }
     if (block?.kind !== 'tool_use' || block.sentArguments) return;
     block.sentArguments = true;
     const input = isRecord(block.startInput) ? block.startInput : {};

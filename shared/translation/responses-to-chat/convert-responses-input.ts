@@ -1,10 +1,6 @@
 import { badRequest } from '../../http/gateway-error.ts';
-import type {
-  ChatImagePartOut,
-  ChatMessageOut,
-  ChatTextPartOut,
-  ChatToolCallRequestOut,
-} from '../../wires/openai-chat/openai-chat-request.ts';
+import type { ChatToolCallOut } from '../../wires/openai-chat/openai-chat-answer.ts';
+import type { ChatImagePartOut, ChatMessageOut, ChatTextPartOut } from '../../wires/openai-chat/openai-chat-request.ts';
 import {
   type ResponsesContentPart,
   type ResponsesMessageItem,
@@ -71,7 +67,7 @@ export function convertResponsesInput(
     messages.push(message);
     return message;
   };
-  const addCall = (call: ChatToolCallRequestOut) => {
+  const addCall = (call: ChatToolCallOut) => {
     openAssistant ??= startAssistant(null);
     openAssistant.tool_calls = [...(openAssistant.tool_calls ?? []), call];
     calls.add(call.id);

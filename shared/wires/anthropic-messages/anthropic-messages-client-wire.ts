@@ -4,10 +4,14 @@ import { messagesStreamErrorEvent } from './anthropic-messages-error.ts';
 import { type MessagesRequest, messagesRequestSchema } from './anthropic-messages-request.ts';
 import { assertMessagesCostBounded } from './anthropic-messages-spend-bounds.ts';
 import { encodeMessagesStreamEvent } from './anthropic-messages-sse.ts';
-import type { MessagesStreamEvent } from './anthropic-messages-stream-event.ts';
+import type { MessagesStreamEvent, MessagesStreamEventOut } from './anthropic-messages-stream-event.ts';
 
 /** The Messages client wire (`POST /v1/messages`). */
-export const anthropicMessagesClientWire: ClientWireFormat<MessagesRequest, MessagesStreamEvent> = {
+export const anthropicMessagesClientWire: ClientWireFormat<
+  MessagesRequest,
+  MessagesStreamEventOut,
+  MessagesStreamEvent
+> = {
   wire: 'anthropic-messages',
   envelope: 'anthropic',
   parseRequest: (body) => parseRequest(messagesRequestSchema, body),

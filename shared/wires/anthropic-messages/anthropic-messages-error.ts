@@ -1,5 +1,5 @@
 import type { GatewayError } from '../../http/gateway-error.ts';
-import type { MessagesStreamEvent } from './anthropic-messages-stream-event.ts';
+import type { MessagesStreamEventOut } from './anthropic-messages-stream-event.ts';
 
 /**
  * The messages-format error envelope, `{type:'error', error:{type, message}}`, for both an error response and the
@@ -11,6 +11,6 @@ export function anthropicErrorBody(error: GatewayError) {
 }
 
 /** The vendor's mid-stream error: an `error` event carrying the same body as an error response. */
-export function messagesStreamErrorEvent(error: GatewayError): MessagesStreamEvent {
+export function messagesStreamErrorEvent(error: GatewayError): MessagesStreamEventOut {
   return anthropicErrorBody(error);
 }

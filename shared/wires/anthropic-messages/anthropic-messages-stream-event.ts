@@ -1,7 +1,13 @@
 import type { SseMessage } from '../../sse/sse-event-splitter.ts';
 import * as z from '../../validation/zod.ts';
 import { isErrorPayload, parseJson, readApart } from '../parse-json.ts';
-import { messagesContentBlockSchema } from './anthropic-messages-answer.ts';
+import {
+  type MessagesAnswerOut,
+  type MessagesContentBlockOut,
+  type MessagesUsageOut,
+  messagesContentBlockSchema,
+} from './anthropic-messages-answer.ts';
+import type { MessagesStopReason } from './anthropic-messages-stop-reason.ts';
 import { messagesUsageSchema } from './anthropic-messages-usage.ts';
 
 /**
@@ -18,6 +24,7 @@ const contentDeltaSchema = z.object({
   text: z.nullish(z.string()),
   partial_json: z.nullish(z.string()),
   thinking: z.nullish(z.string()),
+  signature: z.nullish(z.string()),
 });
 
 /** `{type:'error', error:{type, message}}`: the body of an error response, and the event a failing stream sends. */
@@ -60,3 +67,25 @@ export function parseMessagesStreamEvent(message: SseMessage): MessagesStreamEve
   }
   return parsed.success ? parsed.data : undefined;
 }
+
+/** The events the gateway writes, as the vendor streams them and the SDKs assemble them. */
+export type MessagesStreamEventOut =
+  | { type: 'message_start'; message: Omit<MessagesAnswerOut, 'stop_reason'> & { stop_reason: null } }
+  | { type: 'content_block_start'; index: number; content_block: MessagesContentBlockOut }
+  | {
+      type: 'content_block_delta';
+      index: number;
+      delta:
+        | { type: 'text_delta'; text: string }
+        | { type: 'thinking_delta'; thinking: string }
+        | { type: 'signature_delta'; signature: string }
+        | { type: 'input_json_delta'; partial_json: string };
+    }
+  | { type: 'content_block_stop'; index: number }
+  | {
+      type: 'message_delta';
+      delta: { stop_reason: MessagesStopReason; stop_sequence: string | null };
+      usage: MessagesUsageOut;
+    }
+  | { type: 'message_stop' }
+  | { type: 'error'; error: { type: string; message: string; code?: string } };

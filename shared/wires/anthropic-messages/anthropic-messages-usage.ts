@@ -1,5 +1,6 @@
 import * as z from '../../validation/zod.ts';
 import { type StreamUsageReader, type UsageReport, usageProblem, withUsageProblem } from '../usage-report.ts';
+import type { MessagesUsageOut } from './anthropic-messages-answer.ts';
 import type { MessagesStreamEvent } from './anthropic-messages-stream-event.ts';
 
 /**
@@ -90,5 +91,22 @@ export function createMessagesStreamUsageReader(): StreamUsageReader<MessagesStr
       }
     },
     result: () => (sawUsage ? toUsageReport(counts) : undefined),
+  };
+}
+
+/**
+ * The gateway's usage report in the vendor's form, where `input_tokens` leaves out cache reads. The report does
+ * not tell cache writes apart, so they stay inside `input_tokens` and `cache_creation_input_tokens` is unknown
+ * (`null`, which the format allows); a count the upstream did not report is 0 here, as the format needs a number,
+ * while the usage record keeps it unknown.
+ */
+export function messagesUsageOfReport(report: UsageReport | undefined): MessagesUsageOut {
+  const cached = report?.cachedInputTokens ?? null;
+  const input = report?.inputTokens ?? null;
+  return {
+    input_tokens: input === null ? 0 : Math.max(0, input - (cached ?? 0)),
+    output_tokens: report?.outputTokens ?? 0,
+    cache_creation_input_tokens: null,
+    cache_read_input_tokens: cached,
   };
 }

@@ -1,7 +1,8 @@
 import * as z from '../../validation/zod.ts';
-import { readAnswer, readAnswerPart } from '../parse-json.ts';
+import { readAnswer, readAnswerPart, readApart } from '../parse-json.ts';
 import type { UsageReport } from '../usage-report.ts';
 import type { ChatFinishReason } from './openai-chat-finish-reason.ts';
+import { type ChatThinkingBlockOut, chatThinkingBlocksSchema } from './openai-chat-thinking-blocks.ts';
 import { type ChatUsageOut, chatUsageSchema, usageReportOfChatUsage } from './openai-chat-usage.ts';
 
 /**
@@ -29,6 +30,8 @@ export const chatCompletionSchema = z.object({
             refusal: z.nullish(z.string()),
             // DeepSeek-type thinking, apart from `content`.
             reasoning_content: z.nullish(z.string()),
+            // Signed reasoning, where the upstream is itself a gateway that returns it (a malformed list is not read).
+            thinking_blocks: readApart(chatThinkingBlocksSchema),
             tool_calls: z.nullish(z.array(toolCallSchema)),
           }),
         ),
@@ -74,6 +77,8 @@ export interface ChatCompletion {
         refusal: null;
         /** The model's thinking, apart from `content`, as DeepSeek-type APIs return it. */
         reasoning_content?: string;
+        /** The same reasoning with the upstream's signatures, to send back unchanged (openai-chat-thinking-blocks.ts). */
+        thinking_blocks?: ChatThinkingBlockOut[];
         tool_calls?: ChatToolCallOut[];
       };
       finish_reason: ChatFinishReason;

@@ -1,4 +1,6 @@
 import * as z from '../../validation/zod.ts';
+import type { ChatToolCallOut } from './openai-chat-answer.ts';
+import { type ChatThinkingBlockOut, chatThinkingBlocksSchema } from './openai-chat-thinking-blocks.ts';
 
 /**
  * The Chat Completions request, read two ways. Every route reads the envelope, `chatRequestSchema`: strict on the
@@ -74,6 +76,8 @@ const assistantMessageSchema = z.looseObject({
   tool_calls: z.nullish(z.array(toolCallSchema)),
   // DeepSeek-type APIs return the model's reasoning here, and clients send it back on later turns.
   reasoning_content: z.nullish(z.string()),
+  // The reasoning blocks of a signing upstream, sent back unchanged (openai-chat-thinking-blocks.ts).
+  thinking_blocks: chatThinkingBlocksSchema,
   // The deprecated single-function form; refused by translators so a conversation never loses a call.
   function_call: z.optional(z.unknown()),
 });
@@ -141,23 +145,27 @@ export type ChatTextPartOut = { type: 'text'; text: string };
 /** An image as a URL: inline (`data:`) or remote. */
 export type ChatImagePartOut = { type: 'image_url'; image_url: { url: string; detail?: string } };
 
-export type ChatToolCallRequestOut = { id: string; type: 'function'; function: { name: string; arguments: string } };
+export type ChatSystemMessageOut = { role: 'system'; content: string | ChatTextPartOut[] };
+
+export type ChatUserMessageOut = { role: 'user'; content: string | (ChatTextPartOut | ChatImagePartOut)[] };
 
 /**
- * Only the roles every compatible upstream knows: `developer` is sent as `system`. An assistant message may carry
- * the model's earlier reasoning in `reasoning_content`, as DeepSeek-type APIs take it back (and the messages route
- * turns into a thinking block), and the tool calls it made; each call's result follows as a `tool` message.
+ * An assistant turn: its text, the tool calls it made (each call's result follows as a `tool` message), and the
+ * model's earlier reasoning — `reasoning_content` as DeepSeek-type APIs take it back (and the messages route turns
+ * into a thinking block), `thinking_blocks` signed and unchanged (openai-chat-thinking-blocks.ts).
  */
-export type ChatMessageOut =
-  | { role: 'system'; content: string | ChatTextPartOut[] }
-  | { role: 'user'; content: string | (ChatTextPartOut | ChatImagePartOut)[] }
-  | {
-      role: 'assistant';
-      content: string | ChatTextPartOut[] | null;
-      reasoning_content?: string;
-      tool_calls?: ChatToolCallRequestOut[];
-    }
-  | { role: 'tool'; tool_call_id: string; content: string | ChatTextPartOut[] };
+export type ChatAssistantMessageOut = {
+  role: 'assistant';
+  content: string | ChatTextPartOut[] | null;
+  reasoning_content?: string;
+  thinking_blocks?: ChatThinkingBlockOut[];
+  tool_calls?: ChatToolCallOut[];
+};
+
+export type ChatToolMessageOut = { role: 'tool'; tool_call_id: string; content: string | ChatTextPartOut[] };
+
+/** Only the roles every compatible upstream knows: `developer` is sent as `system`. */
+export type ChatMessageOut = ChatSystemMessageOut | ChatUserMessageOut | ChatAssistantMessageOut | ChatToolMessageOut;
 
 export type ChatToolOut = {
   type: 'function';
@@ -183,6 +191,7 @@ export type ChatRequestOut = {
   stream?: boolean;
   /** Always asked for when streaming: the usage chunk is where a chat stream reports usage. */
   stream_options?: { include_usage: true };
+  stop?: string[];
   temperature?: number;
   top_p?: number;
   reasoning_effort?: string;

@@ -1,7 +1,8 @@
 import type { SseMessage } from '../../sse/sse-event-splitter.ts';
 import * as z from '../../validation/zod.ts';
-import { isErrorPayload, parseJson } from '../parse-json.ts';
+import { isErrorPayload, parseJson, readApart } from '../parse-json.ts';
 import type { ChatFinishReason } from './openai-chat-finish-reason.ts';
+import { type ChatThinkingBlockOut, chatThinkingBlocksSchema } from './openai-chat-thinking-blocks.ts';
 import { type ChatUsageOut, chatUsageSchema } from './openai-chat-usage.ts';
 
 /**
@@ -26,6 +27,7 @@ const chunkChoiceSchema = z.object({
       content: z.nullish(z.string()),
       refusal: z.nullish(z.string()),
       reasoning_content: z.nullish(z.string()),
+      thinking_blocks: readApart(chatThinkingBlocksSchema),
       tool_calls: z.nullish(z.array(chunkToolCallSchema)),
     }),
   ),
@@ -84,6 +86,8 @@ export interface ChatChunkDeltaOut {
   role?: 'assistant';
   content?: string;
   reasoning_content?: string;
+  /** Every signed reasoning block of the answer, once, in the chunk with `finish_reason` (openai-chat-thinking-blocks.ts). */
+  thinking_blocks?: ChatThinkingBlockOut[];
   tool_calls?: ChatChunkToolCallOut[];
 }
 
