@@ -104,7 +104,7 @@ describe('connection rotation', () => {
   it('refuses a wire no connection of the model speaks with 400', () => {
     const rotation = new ConnectionRotation();
     expect(
-      errorOf(() => rotation.choose({ connections, model: model!, wire: 'anthropic-messages', upstream: undefined })),
+      errorOf(() => rotation.choose({ connections, model: model!, wire: 'gemini', upstream: undefined })),
     ).toMatchObject({ status: 400, code: 'unsupported_wire' });
   });
 });

@@ -61,17 +61,17 @@ describe('GET /v1/models with the openai SDK (spec §2.1)', () => {
     const models = await openaiModels(key);
     expect(models.map((model) => model.id)).toEqual(servedNow);
     const wiresOf = (id: string) => models.find((model) => model.id === id)?.wires;
-    // A chat connection answers Responses too, through the Responses → chat hop, for every model it serves.
-    expect(wiresOf('acme/acme-1')).toEqual(['openai-chat', 'openai-responses']);
+    // A chat connection answers chat natively, and Responses and messages through the translation paths.
+    expect(wiresOf('acme/acme-1')).toEqual(['openai-chat', 'openai-responses', 'anthropic-messages']);
     expect(wiresOf('acme/acme-2')?.toSorted()).toEqual([
       'anthropic-count-tokens',
       'anthropic-messages',
       'openai-chat',
       'openai-responses',
     ]);
-    expect(wiresOf('beta/beta-4-31b')).toEqual(['openai-chat', 'openai-responses']);
-    // K3 speaks chat upstream; Responses reach it through the same hop.
-    expect(wiresOf('alpha/alpha-k3')).toEqual(['openai-chat', 'openai-responses']);
+    expect(wiresOf('beta/beta-4-31b')).toEqual(['openai-chat', 'openai-responses', 'anthropic-messages']);
+    // K3 speaks chat upstream; Responses and messages reach it through the translation paths.
+    expect(wiresOf('alpha/alpha-k3')).toEqual(['openai-chat', 'openai-responses', 'anthropic-messages']);
     expect(models[0]).toMatchObject({ object: 'model', owned_by: 'acme' });
   });
 
@@ -105,7 +105,7 @@ describe('GET /v1/models with the openai SDK (spec §2.1)', () => {
     expect(await client.models.retrieve('acme/acme-1')).toMatchObject({
       id: 'acme/acme-1',
       object: 'model',
-      wires: ['openai-chat', 'openai-responses'],
+      wires: ['openai-chat', 'openai-responses', 'anthropic-messages'],
     });
     expect((await client.models.retrieve('beta-beta-4-31b')).id).toBe('beta/beta-4-31b');
     expect((await client.models.retrieve('acme-1')).id).toBe('acme/acme-1');

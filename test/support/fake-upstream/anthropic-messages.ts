@@ -1,6 +1,7 @@
 import type { FakeUsage } from './behaviour.ts';
 import { arrayAt, isRecord, type JsonRecord, recordAt, stringAt, textOfContent } from './json-fields.ts';
 import { countAt } from './most-allowed-usage.ts';
+import { redactedThinkingData, thinkingEnabled, thinkingRefusal, thinkingSignature } from './signed-thinking.ts';
 import {
   type AnswerPlan,
   type FakeError,
@@ -25,6 +26,10 @@ export const anthropicMessagesWire: FakeWire = {
       ? { text: textOfContent(toolResults), isToolResult: true }
       : { text: textOfContent(content), isToolResult: false };
   },
+
+  defaultReasoning: (request, turn) => (thinkingEnabled(request) ? `considering: ${turn.text}` : undefined),
+
+  refusal: thinkingRefusal,
 
   // Thinking is carved out of max_tokens, never added to it.
   outputLimit: (request: JsonRecord) => ({ perAnswer: countAt(request, 'max_tokens'), answers: 1 }),
@@ -60,8 +65,18 @@ export const anthropicMessagesWire: FakeWire = {
   }),
 };
 
+/** The reasoning blocks that open an answer, each signed or redacted by the fake. */
+function reasoningBlocks(plan: AnswerPlan): JsonRecord[] {
+  const blocks: JsonRecord[] = [];
+  if (plan.reasoning !== undefined) {
+    blocks.push({ type: 'thinking', thinking: plan.reasoning, signature: thinkingSignature(plan.reasoning) });
+  }
+  if (plan.redactedThinking) blocks.push({ type: 'redacted_thinking', data: redactedThinkingData(messageId(plan)) });
+  return blocks;
+}
+
 function message(plan: AnswerPlan): unknown {
-  const content = plan.toolCall
+  const answerBlocks = plan.toolCall
     ? [
         {
           type: 'tool_use',
@@ -71,6 +86,7 @@ function message(plan: AnswerPlan): unknown {
         },
       ]
     : [{ type: 'text', text: plan.text }];
+  const content = [...reasoningBlocks(plan), ...answerBlocks];
   return {
     id: messageId(plan),
     type: 'message',
@@ -100,10 +116,13 @@ function messageEvents(plan: AnswerPlan): string[] {
       },
     }),
   ];
+  const reasoning = reasoningBlocks(plan);
+  reasoning.forEach((block, index) => frames.push(...reasoningEvents(block, index)));
+  const index = reasoning.length;
   const contentBlock = plan.toolCall
     ? { type: 'tool_use', id: toolUseId(plan), name: plan.toolCall.name, input: {} }
     : { type: 'text', text: '' };
-  frames.push(sseEvent('content_block_start', { type: 'content_block_start', index: 0, content_block: contentBlock }));
+  frames.push(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: contentBlock }));
   frames.push(sseEvent('ping', { type: 'ping' }));
   const deltas = plan.toolCall
     ? splitIntoPieces(plan.toolCall.arguments, 3).map((fragment) => ({
@@ -112,9 +131,9 @@ function messageEvents(plan: AnswerPlan): string[] {
       }))
     : plan.textChunks.map((piece) => ({ type: 'text_delta', text: piece }));
   for (const delta of deltas) {
-    frames.push(sseEvent('content_block_delta', { type: 'content_block_delta', index: 0, delta }));
+    frames.push(sseEvent('content_block_delta', { type: 'content_block_delta', index, delta }));
   }
-  frames.push(sseEvent('content_block_stop', { type: 'content_block_stop', index: 0 }));
+  frames.push(sseEvent('content_block_stop', { type: 'content_block_stop', index }));
   frames.push(
     sseEvent('message_delta', {
       type: 'message_delta',
@@ -124,6 +143,22 @@ function messageEvents(plan: AnswerPlan): string[] {
   );
   frames.push(sseEvent('message_stop', { type: 'message_stop' }));
   return frames;
+}
+
+/** A thinking block streams its text, then its signature; redacted thinking comes whole in its start event. */
+function reasoningEvents(block: JsonRecord, index: number): string[] {
+  const start = (contentBlock: JsonRecord) =>
+    sseEvent('content_block_start', { type: 'content_block_start', index, content_block: contentBlock });
+  const delta = (value: JsonRecord) => sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: value });
+  const stop = sseEvent('content_block_stop', { type: 'content_block_stop', index });
+  if (block['type'] === 'redacted_thinking') return [start(block), stop];
+  const thinking = String(block['thinking']);
+  return [
+    start({ type: 'thinking', thinking: '', signature: '' }),
+    ...splitIntoPieces(thinking, 2).map((piece) => delta({ type: 'thinking_delta', thinking: piece })),
+    delta({ type: 'signature_delta', signature: String(block['signature']) }),
+    stop,
+  ];
 }
 
 /** This wire counts cache reads apart from `input_tokens`, unlike the gateway's figures. */

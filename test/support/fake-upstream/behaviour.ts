@@ -56,6 +56,13 @@ export interface AnswerBehaviour extends ReplyPacing {
    * `'most-allowed'` reports the most a provider could bill for the request it received (most-allowed-usage.ts).
    */
   usage?: FakeUsage | 'omit' | 'most-allowed';
+  /**
+   * The model's reasoning. Chat answers it as `reasoning_content`; the messages wire always reasons when the
+   * request turns thinking on (`considering: <last turn text>` by default), as a thinking block it signs.
+   */
+  reasoning?: string;
+  /** The messages wire adds a redacted thinking block after its reasoning, as the vendor sometimes does. */
+  redactedThinking?: boolean;
   /** A streamed reply that breaks off with the wire's in-stream error event after this many chunks. */
   streamError?: { afterChunks: number; status?: number; message?: string };
   headers?: Record<string, string>;

@@ -109,6 +109,7 @@ function completionChunks(plan: AnswerPlan): string[] {
 
   const frames: string[] = [];
   if (plan.reasoning !== undefined) {
+    frames.push(chunk({ role: 'assistant', content: null, reasoning_content: '' }));
     for (const piece of splitIntoPieces(plan.reasoning, 2)) frames.push(chunk({ reasoning_content: piece }));
   }
   if (plan.toolCall) {

@@ -24,6 +24,8 @@ export function planAnswer(
     toolCall: toolCallOf(route, request, behaviour, turn),
     reasoning: behaviour.reasoning,
     usage: usageOf(route, request, behaviour),
+    reasoning: behaviour.reasoning ?? route.wire.defaultReasoning?.(request, turn),
+    redactedThinking: behaviour.redactedThinking === true,
   };
 }
 

@@ -209,13 +209,17 @@ async function reply(
       const body = behaviour.body ?? route.wire.errorBody({ status: behaviour.status, message });
       return writeWholeBody(target, behaviour.status, JSON.stringify(body), behaviour, behaviour.headers);
     }
-    case 'answer':
+    case 'answer': {
       if (route.operation === 'model-list') {
         if (!route.wire.modelListBody) throw new Error(`the ${route.wire.name} wire has no model list`);
         const body = route.wire.modelListBody(models);
         return writeWholeBody(target, 200, JSON.stringify(body), behaviour, behaviour.headers);
       }
-      return answer(target, route, record, request, behaviour);
+      const refusal = route.operation === 'generate' ? route.wire.refusal?.(request) : undefined;
+      if (refusal === undefined) return answer(target, route, record, request, behaviour);
+      const body = route.wire.errorBody({ status: 400, message: refusal });
+      return writeWholeBody(target, 400, JSON.stringify(body), behaviour);
+    }
     default: {
       const unknownBehaviour: never = behaviour;
       throw new Error(`unknown behaviour ${JSON.stringify(unknownBehaviour)}`);

@@ -19,6 +19,9 @@ export interface AnswerPlan {
   /** What the model thought before it answered; only the chat wire renders it (`reasoning_content`). */
   reasoning: string | undefined;
   usage: FakeUsage | undefined;
+  /** Reasoning to answer before the text or tool call, where the wire carries it. */
+  reasoning: string | undefined;
+  redactedThinking: boolean;
 }
 
 export interface FakeError {
@@ -45,6 +48,10 @@ export interface FakeWire {
    * and how many answers it asks for (`n`, `candidateCount`). Where a request states a cap twice, the larger one.
    */
   outputLimit(request: JsonRecord): { perAnswer: number | undefined; answers: number };
+  /** The reasoning the wire gives by itself for this request (the messages wire when thinking is on). */
+  defaultReasoning?(request: JsonRecord, turn: LastTurn): string | undefined;
+  /** A 400 the provider answers instead, for a request it refuses (signed thinking tampered with, say). */
+  refusal?(request: JsonRecord): string | undefined;
   /** The first tool the request offers, unless it offers none or forbids calling them. */
   offeredToolName(request: JsonRecord): string | undefined;
   answer(plan: AnswerPlan): WireReply;

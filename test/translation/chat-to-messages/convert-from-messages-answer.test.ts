@@ -29,6 +29,10 @@ describe('convertMessagesAnswerToChat', () => {
             content: 'Hi! My name is Alpha.',
             refusal: null,
             reasoning_content: 'Simple greeting.',
+            // The signed block itself, for the client to send back (openai-chat-thinking-blocks.ts).
+            thinking_blocks: [
+              { type: 'thinking', thinking: 'Simple greeting.', signature: expect.stringMatching(/^EpcBCkgIBRABGAIiQHtB0x/) },
+            ],
           },
           finish_reason: 'stop',
           logprobs: null,

@@ -10,7 +10,6 @@ import { expectGatewayError } from './translate-fixture.ts';
 const options: ConvertChatRequestOptions = {
   upstreamModel: 'alpha-for-coding',
   maxTokensDefault: 32_000,
-  thinking: { type: 'enabled' },
 };
 
 /** A chat request read as the hop reads it, with the chat wire's translatable schema, then converted. */
@@ -32,12 +31,11 @@ const weatherTool = {
 };
 
 describe('convertChatRequestToMessages: prompt', () => {
-  it('sends the upstream model, the default max_tokens, thinking on and the user turn', () => {
+  it('sends the upstream model, the default max_tokens and the user turn', () => {
     expect(convert({ messages: hello })).toEqual({
       model: 'alpha-for-coding',
       max_tokens: 32_000,
       messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }],
-      thinking: { type: 'enabled', budget_tokens: 16_000 },
     });
   });
 
@@ -239,8 +237,9 @@ describe('convertChatRequestToMessages: tools and tool_choice', () => {
     expect(request.tool_choice).toBeUndefined();
   });
 
+  const withTools = { messages: hello, tools: [weatherTool] };
+
   it('maps auto and none, and carries parallel_tool_calls false as disable_parallel_tool_use', () => {
-    const withTools = { messages: hello, tools: [weatherTool] };
     expect(convert({ ...withTools, tool_choice: 'auto' }).tool_choice).toEqual({ type: 'auto' });
     expect(convert({ ...withTools, tool_choice: 'none' }).tool_choice).toEqual({ type: 'none' });
     expect(convert({ ...withTools, parallel_tool_calls: false }).tool_choice).toEqual({
@@ -251,21 +250,18 @@ describe('convertChatRequestToMessages: tools and tool_choice', () => {
     expect(convert({ messages: hello, tool_choice: 'auto' }).tool_choice).toBeUndefined();
   });
 
-  it('refuses required and named tool_choice with a message that says to use auto, and none after a result', () => {
-    const withTools = { messages: hello, tools: [weatherTool] };
-    const required = expectGatewayError(
-      () => convert({ ...withTools, tool_choice: 'required' }),
-      400,
-      'forced_tool_choice_unsupported',
-    );
-    expect(required.message).toContain('tool_choice "auto"');
-    expect(required.message).toContain('"none" after a tool result');
-    const named = expectGatewayError(
-      () => convert({ ...withTools, tool_choice: { type: 'function', function: { name: 'get_weather' } } }),
-      400,
-      'forced_tool_choice_unsupported',
-    );
-    expect(named.message).toContain('"auto"');
+  it('maps forced choices to the messages forms, which the thinking-mode rule refuses for K2.7', () => {
+    expect(convert({ ...withTools, tool_choice: 'required' }).tool_choice).toEqual({ type: 'any' });
+    expect(
+      convert({ ...withTools, tool_choice: { type: 'function', function: { name: 'get_weather' } } }).tool_choice,
+    ).toEqual({ type: 'tool', name: 'get_weather' });
+    expect(convert({ ...withTools, tool_choice: 'required', parallel_tool_calls: false }).tool_choice).toEqual({
+      type: 'any',
+      disable_parallel_tool_use: true,
+    });
+  });
+
+  it('refuses tool_choice forms it does not know', () => {
     expectGatewayError(() => convert({ ...withTools, tool_choice: 'sometimes' }), 400, 'invalid_tool_choice');
     expectGatewayError(
       () => convert({ ...withTools, tool_choice: { type: 'allowed_tools', allowed_tools: { mode: 'auto' } } }),
@@ -305,7 +301,7 @@ describe('convertChatRequestToMessages: sampling, limits and stream', () => {
     });
     expect(request).toMatchObject({ temperature: 0.6, top_p: 0.95, stream: true });
     expect(Object.keys(request).sort()).toEqual(
-      ['max_tokens', 'messages', 'model', 'stream', 'temperature', 'thinking', 'top_p'].sort(),
+      ['max_tokens', 'messages', 'model', 'stream', 'temperature', 'top_p'].sort(),
     );
   });
 
@@ -322,22 +318,9 @@ describe('convertChatRequestToMessages: sampling, limits and stream', () => {
 });
 
 describe('convertChatRequestToMessages: thinking', () => {
-  it('turns thinking on with a budget below max_tokens, or in the adaptive form when the route takes it', () => {
-    expect(convert({ messages: hello, max_tokens: 8192 }).thinking).toEqual({ type: 'enabled', budget_tokens: 4096 });
-    expect(convert({ messages: hello, max_tokens: 1500 }).thinking).toEqual({ type: 'enabled', budget_tokens: 1024 });
-    expect(convert({ messages: hello, max_tokens: 300 }).thinking).toEqual({ type: 'enabled', budget_tokens: 150 });
-    expect(convert({ messages: hello }, { thinking: { type: 'adaptive' } }).thinking).toEqual({ type: 'adaptive' });
-  });
-
-  it('takes a thinking form the client chose, if its budget fits below max_tokens', () => {
+  it("carries the client's own thinking form and adds none itself (thinking mode is the route's rule)", () => {
+    expect(convert({ messages: hello, max_tokens: 8192 }).thinking).toBeUndefined();
     const enabled = { type: 'enabled', budget_tokens: 2000 };
     expect(convert({ messages: hello, max_tokens: 4000, thinking: enabled }).thinking).toEqual(enabled);
-    expect(convert({ messages: hello, thinking: { type: 'adaptive' } }).thinking).toEqual({ type: 'adaptive' });
-    expectGatewayError(
-      () => convert({ messages: hello, max_tokens: 1000, thinking: { type: 'enabled', budget_tokens: 1000 } }),
-      400,
-      'invalid_thinking_budget',
-    );
-    expectGatewayError(() => convert({ messages: hello, thinking: { type: 'sometimes' } }), 400, 'invalid_thinking');
   });
 });

@@ -115,8 +115,22 @@ describe('createMessagesToChatTransformer', () => {
     const payloads = chatPayloads(await translateFixture('thinking-then-text-stream.sse'));
     expect(contentOf(payloads)).toBe('27 × 453 = 12,231');
     expect(reasoningOf(payloads)).toBe('27 * 453: 27 * 400 = 10800, 27 * 53 = 1431, total 12231.');
-    // The signature is the upstream's own; nothing of it reaches the client.
-    expect(JSON.stringify(payloads)).not.toContain('EqQBCgIYAhIM');
+    // The signed block comes once, whole, on the chunk that ends the answer, for the client to send back.
+    const withBlocks = deltas(payloads).filter((delta) => delta.thinking_blocks !== undefined);
+    expect(withBlocks).toEqual([
+      {
+        thinking_blocks: [
+          {
+            type: 'thinking',
+            thinking: '27 * 453: 27 * 400 = 10800, 27 * 53 = 1431, total 12231.',
+            signature: expect.stringMatching(/^EqQBCgIYAhIM/),
+          },
+        ],
+      },
+    ]);
+    expect(chunksOf(payloads).find((chunk) => chunk.choices[0]?.finish_reason === 'stop')?.choices[0]?.delta).toEqual(
+      withBlocks[0],
+    );
   });
 
   it('ends a stream stopped by max tokens with finish_reason length', async () => {

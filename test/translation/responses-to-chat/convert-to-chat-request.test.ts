@@ -592,7 +592,6 @@ describe('the translated request on the next stages of the route', () => {
       convertChatRequestToMessages(parseRequest(translatableChatRequestSchema, chat), {
         upstreamModel: 'alpha-for-coding',
         maxTokensDefault: 4096,
-        thinking: { type: 'enabled' },
       }),
     ).toEqual({
       model: 'alpha-for-coding',
@@ -609,7 +608,6 @@ describe('the translated request on the next stages of the route', () => {
         },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'cold' }] },
       ],
-      thinking: { type: 'enabled', budget_tokens: 2048 },
       stream: true,
     });
   });
