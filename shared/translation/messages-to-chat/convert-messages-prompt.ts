@@ -111,7 +111,7 @@ function imagePartOf(block: MessagesImageBlockIn): ChatImagePartOut {
 function toolResultMessages(block: MessagesToolResultBlockIn): ChatMessageOut[] {
   const content = block.content ?? '';
   const blocks = typeof content === 'string' ? [{ type: 'text' as const, text: content }] : content;
-  const text = blocks.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+  const text = blocks.flatMap((part) => (part.type === 'text' ? [part.text] : [])).join('\n');
   const images = blocks.filter((part): part is MessagesImageBlockIn => part.type === 'image').map(imagePartOf);
   const messages: ChatMessageOut[] = [
     { role: 'tool', tool_call_id: block.tool_use_id, content: block.is_error === true ? `Error: ${text}` : text },

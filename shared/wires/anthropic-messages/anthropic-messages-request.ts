@@ -146,6 +146,12 @@ export const translatableMessagesRequestSchema = z.looseObject({
   metadata: z.optional(z.looseObject({ user_id: z.nullish(z.string()) })),
   // The model's thinking; whether it may be switched off is decided once, on the client's request.
   thinking: z.optional(z.unknown()),
+  // Structured output (`format`) and the effort hint.
+  output_config: z.nullish(
+    z.looseObject({
+      format: z.nullish(z.looseObject({ type: z.string(), schema: z.optional(z.record(z.string(), z.unknown())) })),
+    }),
+  ),
   // Server-held state and vendor-run features, read only to be refused by name.
   container: z.optional(z.unknown()),
   mcp_servers: z.optional(z.unknown()),
