@@ -8,8 +8,9 @@ import { settledRecord } from '../support/usage-records.ts';
 
 /**
  * The reservation is an upper bound of what the upstream may produce. Generated requests of every accepted shape
- * — each client wire, passed through and translated (chat → messages on K2.7; Responses → chat on any chat
- * connection and on K3, and on to messages on K2.7), streamed or not, with or without a cap of their own, with `n` / `candidateCount`, with
+ * — each client wire, passed through and translated (chat → messages on K2.7; messages → chat on a declared chat
+ * model and on K3; messages on K2.7 under thinking mode's rules; Responses → chat on any chat connection and on K3,
+ * and on to messages on K2.7), streamed or not, with or without a cap of their own, with `n` / `candidateCount`, with
  * function tools, under a member's output policy — go to a fake upstream that always bills the most its request
  * allows (`usage: 'most-allowed'`: every answer as long as the cap it received, 50,000 tokens each without one, and
  * its text counted with o200k_base as input). Measured usage never exceeds the reservation except by the input
@@ -88,6 +89,17 @@ function chatBody(model: string, shape: Shape): Record<string, unknown> {
   };
 }
 
+function messagesBody(model: string, shape: Shape): Record<string, unknown> {
+  return {
+    model,
+    system: 'Answer at length.',
+    messages: [{ role: 'user', content: shape.text }],
+    stream: shape.stream,
+    ...(shape.cap === undefined ? {} : { max_tokens: shape.cap }),
+    ...(shape.withTool ? { tools: [{ name: 'get_weather', input_schema: parameters }] } : {}),
+  };
+}
+
 /** With a tool, the input is a list of items: the question, the model's call and its output, as agents send them. */
 function responsesBody(model: string, shape: Shape): Record<string, unknown> {
   const call = { type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}' };
@@ -121,17 +133,7 @@ const routes: Route[] = [
   {
     name: 'messages',
     manyAnswers: false,
-    request: (shape) => ({
-      path: '/v1/messages',
-      body: {
-        model: 'acme/acme-m',
-        system: 'Answer at length.',
-        messages: [{ role: 'user', content: shape.text }],
-        stream: shape.stream,
-        ...(shape.cap === undefined ? {} : { max_tokens: shape.cap }),
-        ...(shape.withTool ? { tools: [{ name: 'get_weather', input_schema: parameters }] } : {}),
-      },
-    }),
+    request: (shape) => ({ path: '/v1/messages', body: messagesBody('acme/acme-m', shape) }),
   },
   {
     name: 'generate-content',
@@ -157,6 +159,21 @@ const routes: Route[] = [
     name: 'responses → chat (a model a chat connection declares)',
     manyAnswers: false,
     request: (shape) => ({ path: '/v1/responses', body: responsesBody('acme/acme-1', shape) }),
+  },
+  {
+    name: 'messages → chat',
+    manyAnswers: false,
+    request: (shape) => ({ path: '/v1/messages', body: messagesBody('acme/acme-1', shape) }),
+  },
+  {
+    name: 'messages → chat (K3)',
+    manyAnswers: false,
+    request: (shape) => ({ path: '/v1/messages', body: messagesBody('alpha-k3', shape) }),
+  },
+  {
+    name: 'messages, thinking mode (K2.7)',
+    manyAnswers: false,
+    request: (shape) => ({ path: '/v1/messages', body: messagesBody('alpha-k2.7-code', shape) }),
   },
   {
     name: 'responses → chat (K3)',
