@@ -1,8 +1,8 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { thinkingSignature } from '../support/fake-upstream/signed-thinking.ts';
+import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { alphaRoutes, useGatewayFixture } from '../support/gateway-fixture.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 

@@ -1,8 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tokenCountSourceHeader } from '../../shared/http/token-count-source.ts';
-import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { thinkingSignature } from '../support/fake-upstream/signed-thinking.ts';
+import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { alphaRoutes, useGatewayFixture } from '../support/gateway-fixture.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 
@@ -36,7 +36,11 @@ beforeAll(() => {
 });
 
 const system: Anthropic.Beta.BetaTextBlockParam[] = [
-  { type: 'text', text: "You are Claude Code, Anthropic's official CLI for Claude.", cache_control: { type: 'ephemeral' } },
+  {
+    type: 'text',
+    text: "You are Claude Code, Anthropic's official CLI for Claude.",
+    cache_control: { type: 'ephemeral' },
+  },
   { type: 'text', text: 'Working directory: /work/project' },
 ];
 const tools: Anthropic.Beta.BetaTool[] = [

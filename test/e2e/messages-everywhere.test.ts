@@ -2,8 +2,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import LegacyAnthropic from 'anthropic-sdk-legacy';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tokenCountSourceHeader } from '../../shared/http/token-count-source.ts';
-import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { thinkingSignature } from '../support/fake-upstream/signed-thinking.ts';
+import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { alphaRoutes, useGatewayFixture } from '../support/gateway-fixture.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 import { settledRecord } from '../support/usage-records.ts';
@@ -31,8 +31,7 @@ const weatherTool: Anthropic.Tool = {
   description: 'Weather for a city',
   input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
 };
-const pixel =
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+const pixel = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 const textOf = (message: Anthropic.Message) =>
   message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
@@ -166,7 +165,7 @@ describe.each(sdks)('a chat-only model on /v1/messages with %s', (_name, makeCli
     });
     expect(answered.stop_reason).toBe('end_turn');
     const callId = toolUse!.type === 'tool_use' ? toolUse!.id : '';
-    expect((upstream.requests[2]?.json as { messages: unknown[] }).messages.slice(1)).toEqual([
+    expect((upstream.requests[2]!.json as { messages: unknown[] }).messages.slice(1)).toEqual([
       {
         role: 'assistant',
         content: null,
@@ -247,7 +246,7 @@ describe.each(sdks)('a chat-only model on /v1/messages with %s', (_name, makeCli
         { role: 'user', content: 'Sure?' },
       ],
     });
-    expect((upstream.requests[1]?.json as { messages: unknown[] }).messages[1]).toEqual({
+    expect((upstream.requests[1]!.json as { messages: unknown[] }).messages[1]).toEqual({
       role: 'assistant',
       content: 'echo: What is this?',
       reasoning_content: 'The picture is one pixel.',
@@ -403,7 +402,7 @@ describe.each(sdks)('K2.7 on /v1/messages, natively, with %s', (_name, makeClien
       messages: [question, { role: 'assistant', content: called.content }, result],
     });
     expect(answered.stop_reason).toBe('end_turn');
-    expect((upstream.requests[1]?.json as { messages: { content: unknown }[] }).messages[1]?.content).toEqual(
+    expect((upstream.requests[1]!.json as { messages: { content: unknown }[] }).messages[1]?.content).toEqual(
       JSON.parse(JSON.stringify(called.content)),
     );
 

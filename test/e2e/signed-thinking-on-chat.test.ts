@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { thinkingSignature } from '../support/fake-upstream/signed-thinking.ts';
+import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { alphaRoutes, useGatewayFixture } from '../support/gateway-fixture.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 
@@ -31,7 +31,7 @@ type MessageWithBlocks = OpenAI.ChatCompletionMessage & { reasoning_content?: st
 
 /** What the upstream received as the assistant turn of the second request. */
 const sentAssistantTurn = () =>
-  (upstream.requests[1]?.json as { messages: { role: string; content: unknown[] }[] }).messages[1]?.content;
+  (upstream.requests[1]!.json as { messages: { role: string; content: unknown[] }[] }).messages[1]?.content;
 
 function toolResultFor(message: OpenAI.ChatCompletionMessage): OpenAI.ChatCompletionMessageParam {
   return { role: 'tool', tool_call_id: message.tool_calls?.[0]?.id ?? '', content: 'Sunny, 21 °C' };
@@ -64,7 +64,10 @@ describe('signed thinking through chat completions (K2.7)', () => {
       messages: [question, message, toolResultFor(message)],
     });
     expect(second.choices[0]?.message.content).toBe('echo: Sunny, 21 °C');
-    expect(sentAssistantTurn()).toEqual([...(message.thinking_blocks ?? []), expect.objectContaining({ type: 'tool_use' })]);
+    expect(sentAssistantTurn()).toEqual([
+      ...(message.thinking_blocks ?? []),
+      expect.objectContaining({ type: 'tool_use' }),
+    ]);
   });
 
   it('streams them once, on the finishing chunk, so the SDK`s assembled message goes back as it is', async () => {
@@ -112,7 +115,11 @@ describe('signed thinking through chat completions (K2.7)', () => {
         model: 'alpha-k2.7-code',
         max_tokens: 3000,
         tools: [weatherTool],
-        messages: [question, withoutBlocks as OpenAI.ChatCompletionMessageParam, toolResultFor(first.choices[0]!.message)],
+        messages: [
+          question,
+          withoutBlocks as OpenAI.ChatCompletionMessageParam,
+          toolResultFor(first.choices[0]!.message),
+        ],
       })
       .catch((caught: unknown) => caught);
     expect(refused).toBeInstanceOf(OpenAI.BadRequestError);

@@ -63,7 +63,11 @@ describe('applyThinkingMode: a messages-form request to a model that runs only i
       400,
       'invalid_thinking_budget',
     );
-    expectGatewayError(() => applyThinkingMode({ ...hello, thinking: { type: 'sometimes' } }, 8192), 400, 'invalid_thinking');
+    expectGatewayError(
+      () => applyThinkingMode({ ...hello, thinking: { type: 'sometimes' } }, 8192),
+      400,
+      'invalid_thinking',
+    );
   });
 
   it('refuses forced tool use (any, tool) with advice to use auto; auto and none pass', () => {

@@ -65,7 +65,8 @@ function readToolChoice(toolChoice: ChatToolChoice | null | undefined): ReadTool
   }
   if (toolChoice.type === 'function') {
     const definition = isRecord(toolChoice.function) ? toolChoice.function : {};
-    if (typeof definition.name === 'string' && definition.name.length > 0) return { type: 'tool', name: definition.name };
+    if (typeof definition.name === 'string' && definition.name.length > 0)
+      return { type: 'tool', name: definition.name };
     throw badRequest('invalid_tool_choice', `tool_choice of type "function" must name it. ${choiceAdvice}`);
   }
   throw badRequest(

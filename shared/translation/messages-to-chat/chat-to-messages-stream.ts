@@ -70,7 +70,11 @@ export function createChatToMessagesTransformer(
 
   const onThinking = (text: string) => {
     if (open?.kind !== 'thinking') openBlock({ kind: 'thinking', index: nextIndex++ }, emptyThinking);
-    emit({ type: 'content_block_delta', index: (open as OpenBlock).index, delta: { type: 'thinking_delta', thinking: text } });
+    emit({
+      type: 'content_block_delta',
+      index: (open as OpenBlock).index,
+      delta: { type: 'thinking_delta', thinking: text },
+    });
   };
 
   const onText = (text: string) => {
@@ -98,7 +102,11 @@ export function createChatToMessagesTransformer(
     const fragment = call.function?.arguments ?? '';
     // A late fragment of a call whose block is closed still belongs to it: the SDKs assemble by index.
     if (fragment.length > 0) {
-      emit({ type: 'content_block_delta', index: blockIndex, delta: { type: 'input_json_delta', partial_json: fragment } });
+      emit({
+        type: 'content_block_delta',
+        index: blockIndex,
+        delta: { type: 'input_json_delta', partial_json: fragment },
+      });
     }
   };
 
@@ -140,7 +148,10 @@ export function createChatToMessagesTransformer(
       case 'done':
         return complete();
       case 'error':
-        return fail(event.error.type ?? 'api_error', event.error.message ?? 'The upstream provider failed during the stream.');
+        return fail(
+          event.error.type ?? 'api_error',
+          event.error.message ?? 'The upstream provider failed during the stream.',
+        );
       default: {
         const unknownEvent: never = event;
         throw new Error(`unknown chat stream event ${JSON.stringify(unknownEvent)}`);

@@ -60,7 +60,7 @@ function refuseUncarriable(request: TranslatableMessagesRequest): void {
   if (request.top_k !== undefined) {
     throw badRequest(
       'unsupported_parameter',
-      "top_k is not supported for this model: its upstream (a chat-format connection) has no such setting; use temperature or top_p.",
+      'top_k is not supported for this model: its upstream (a chat-format connection) has no such setting; use temperature or top_p.',
     );
   }
   if (request.container !== undefined && request.container !== null) {

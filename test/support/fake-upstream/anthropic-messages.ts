@@ -117,7 +117,7 @@ function messageEvents(plan: AnswerPlan): string[] {
     }),
   ];
   const reasoning = reasoningBlocks(plan);
-  reasoning.forEach((block, index) => frames.push(...reasoningEvents(block, index)));
+  for (const [index, block] of reasoning.entries()) frames.push(...reasoningEvents(block, index));
   const index = reasoning.length;
   const contentBlock = plan.toolCall
     ? { type: 'tool_use', id: toolUseId(plan), name: plan.toolCall.name, input: {} }
@@ -149,7 +149,8 @@ function messageEvents(plan: AnswerPlan): string[] {
 function reasoningEvents(block: JsonRecord, index: number): string[] {
   const start = (contentBlock: JsonRecord) =>
     sseEvent('content_block_start', { type: 'content_block_start', index, content_block: contentBlock });
-  const delta = (value: JsonRecord) => sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: value });
+  const delta = (value: JsonRecord) =>
+    sseEvent('content_block_delta', { type: 'content_block_delta', index, delta: value });
   const stop = sseEvent('content_block_stop', { type: 'content_block_stop', index });
   if (block['type'] === 'redacted_thinking') return [start(block), stop];
   const thinking = String(block['thinking']);

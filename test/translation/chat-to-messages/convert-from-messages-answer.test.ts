@@ -31,7 +31,11 @@ describe('convertMessagesAnswerToChat', () => {
             reasoning_content: 'Simple greeting.',
             // The signed block itself, for the client to send back (openai-chat-thinking-blocks.ts).
             thinking_blocks: [
-              { type: 'thinking', thinking: 'Simple greeting.', signature: expect.stringMatching(/^EpcBCkgIBRABGAIiQHtB0x/) },
+              {
+                type: 'thinking',
+                thinking: 'Simple greeting.',
+                signature: expect.stringMatching(/^EpcBCkgIBRABGAIiQHtB0x/),
+              },
             ],
           },
           finish_reason: 'stop',

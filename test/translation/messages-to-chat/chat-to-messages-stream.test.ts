@@ -117,7 +117,10 @@ describe('createChatToMessagesTransformer', () => {
         event: 'error',
         data: {
           type: 'error',
-          error: { type: 'upstream_stream_incomplete', message: 'The upstream stream ended before the answer was complete.' },
+          error: {
+            type: 'upstream_stream_incomplete',
+            message: 'The upstream stream ended before the answer was complete.',
+          },
         },
       },
     ]);

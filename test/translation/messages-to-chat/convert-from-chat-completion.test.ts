@@ -59,6 +59,10 @@ describe('convertChatCompletionToMessages', () => {
   });
 
   it('is an upstream fault (502) when the answer has no choice', () => {
-    expectGatewayError(() => convertChatCompletionToMessages(parseChatAnswer({ choices: [] }), identity), 502, 'upstream_invalid_response');
+    expectGatewayError(
+      () => convertChatCompletionToMessages(parseChatAnswer({ choices: [] }), identity),
+      502,
+      'upstream_invalid_response',
+    );
   });
 });

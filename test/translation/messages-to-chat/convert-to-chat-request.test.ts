@@ -51,9 +51,9 @@ describe('convertMessagesRequestToChat: settings', () => {
 
   it('carries structured output as response_format', () => {
     const schema = { type: 'object', properties: { answer: { type: 'string' } } };
-    expect(convert({ messages: hello, output_config: { format: { type: 'json_schema', schema } } }).response_format).toEqual(
-      { type: 'json_schema', json_schema: { name: 'output', schema, strict: true } },
-    );
+    expect(
+      convert({ messages: hello, output_config: { format: { type: 'json_schema', schema } } }).response_format,
+    ).toEqual({ type: 'json_schema', json_schema: { name: 'output', schema, strict: true } });
   });
 
   it('refuses what has no chat counterpart, by name', () => {
@@ -160,7 +160,13 @@ describe('convertMessagesRequestToChat: system and turns', () => {
     const request = convert({
       messages: [
         ...hello,
-        { role: 'assistant', content: [{ type: 'thinking', thinking: 'Hmm.', signature: '' }, { type: 'text', text: 'Hi!' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'Hmm.', signature: '' },
+            { type: 'text', text: 'Hi!' },
+          ],
+        },
         { role: 'user', content: 'Again' },
       ],
     });
@@ -186,7 +192,12 @@ describe('convertMessagesRequestToChat: system and turns', () => {
     );
     expect(refused.message).toContain('messages.0.content.1 is a document block');
     expectGatewayError(
-      () => convert({ messages: [{ role: 'assistant', content: [{ type: 'server_tool_use', id: 's', name: 'web_search', input: {} }] }] }),
+      () =>
+        convert({
+          messages: [
+            { role: 'assistant', content: [{ type: 'server_tool_use', id: 's', name: 'web_search', input: {} }] },
+          ],
+        }),
       400,
       'unsupported_content_part',
     );
@@ -212,7 +223,10 @@ describe('convertMessagesRequestToChat: tools', () => {
       [{ type: 'any' }, { tool_choice: 'required' }],
       [{ type: 'none' }, { tool_choice: 'none' }],
       [{ type: 'tool', name: 'get_weather' }, { tool_choice: { type: 'function', function: { name: 'get_weather' } } }],
-      [{ type: 'auto', disable_parallel_tool_use: true }, { tool_choice: 'auto', parallel_tool_calls: false }],
+      [
+        { type: 'auto', disable_parallel_tool_use: true },
+        { tool_choice: 'auto', parallel_tool_calls: false },
+      ],
     ];
     for (const [choice, expected] of choices) {
       const request = convert({ ...withTools, tool_choice: choice });
@@ -229,7 +243,11 @@ describe('convertMessagesRequestToChat: tools', () => {
 
   it('refuses tools the vendor defines', () => {
     const refused = expectGatewayError(
-      () => convert({ messages: hello, tools: [weatherTool, { type: 'text_editor_20250728', name: 'str_replace_based_edit_tool' }] }),
+      () =>
+        convert({
+          messages: hello,
+          tools: [weatherTool, { type: 'text_editor_20250728', name: 'str_replace_based_edit_tool' }],
+        }),
       400,
       'unsupported_tool',
     );
