@@ -10,6 +10,7 @@ const fixture = useGatewayFixture({
   connections: [
     { provider: 'openai', wire: 'openai-responses', models: ['gpt-test'], apiKey: 'provider-secret' },
     { provider: 'openai', wire: 'openai-chat', models: ['chat-only'] },
+    // No translation reaches generate-content from Responses.
     { provider: 'google', wire: 'gemini', models: ['gemini-only'], path: '/gemini-route/v1beta' },
   ],
   member: { dailyTokens: 1_000_000 },
