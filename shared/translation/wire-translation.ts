@@ -3,6 +3,7 @@ import type { GatewayError } from '../http/gateway-error.ts';
 import { composeTransformers, type EventTransformer, runTransformer } from '../streams/event-transformer.ts';
 import type { ClientChunk, RelayedEvent } from '../streams/relayed-event.ts';
 import type { ClientWireFormat, StreamFraming, WireRequest } from '../wires/client-wire-format.ts';
+import type { ClientWire } from '../wires/wire-names.ts';
 import type { UpstreamWireFormat } from '../wires/upstream-wire-format.ts';
 import { chatToMessagesHop } from './chat-to-messages/chat-to-messages-hop.ts';
 import { framedPassThroughStream, passThroughStream, translatedStream } from './client-stream.ts';
@@ -33,6 +34,31 @@ function hopImplementation(name: TranslationHopName): AnyHop {
       const unknownHop: never = name;
       throw new Error(`unknown translation hop ${String(unknownHop)}`);
     }
+  }
+}
+
+/**
+ * The catalog's rules for a request in the form a wire writes it, the forms they are written for: the reasoning
+ * effort on chat, thinking mode on messages (thinking-mode.ts). Other forms reach those rules through a hop.
+ */
+function withModelRules(
+  wire: ClientWire,
+  request: WireRequest,
+  catalog: CatalogModel | undefined,
+  outputAllowance: number,
+): WireRequest {
+  if (!catalog) return request;
+  switch (wire) {
+    case 'openai-chat':
+      return applyReasoningEffort(request, catalog);
+    case 'anthropic-messages':
+      // Thinking mode is the rule of a route that speaks messages (K2.7); a model whose route speaks chat (K3)
+      // meets its thinking rule as a reasoning effort, once its request is in chat form.
+      return catalog.thinkingRequired && catalog.upstreamWire === 'anthropic-messages'
+        ? applyThinkingMode(request, outputAllowance)
+        : request;
+    default:
+      return request;
   }
 }
 
@@ -73,11 +99,8 @@ export function translateRequest<Request extends WireRequest, ClientEvent, Upstr
 ): WireTranslation {
   const { clientWire, upstreamWire, catalog, framing } = route;
   if (catalog?.thinkingRequired) assertThinkingNotSwitchedOff(clientRequest);
-  const inChatForm = (request: WireRequest) => (catalog ? applyReasoningEffort(request, catalog) : request);
-  const inMessagesForm = (request: WireRequest) =>
-    catalog?.thinkingRequired ? applyThinkingMode(request, context.outputAllowance) : request;
-  const inItsForm = (wire: string, request: WireRequest) =>
-    wire === 'openai-chat' ? inChatForm(request) : wire === 'anthropic-messages' ? inMessagesForm(request) : request;
+  const inItsForm = (wire: ClientWire, request: WireRequest) =>
+    withModelRules(wire, request, catalog, context.outputAllowance);
   const path = translationPath(clientWire.wire, upstreamWire.wire);
   if (path === undefined) throw new Error(`no translation from ${clientWire.wire} to ${upstreamWire.wire}`);
   const streamFailure = (error: GatewayError) => clientWire.encodeEvent(clientWire.streamErrorEvent(error));

@@ -5,6 +5,7 @@ import { runTransformer } from '../../shared/streams/event-transformer.ts';
 import type { ClientChunk } from '../../shared/streams/relayed-event.ts';
 import type { TranslationContext } from '../../shared/translation/translation-hop.ts';
 import { translateRequest } from '../../shared/translation/wire-translation.ts';
+import { anthropicMessagesClientWire } from '../../shared/wires/anthropic-messages/anthropic-messages-client-wire.ts';
 import { anthropicMessagesUpstreamWire } from '../../shared/wires/anthropic-messages/anthropic-messages-upstream-wire.ts';
 import type { ClientWireFormat, WireRequest } from '../../shared/wires/client-wire-format.ts';
 import { openaiChatClientWire } from '../../shared/wires/openai-chat/openai-chat-client-wire.ts';
@@ -173,5 +174,81 @@ describe('Responses to a messages-format upstream, through the chat hub (K2.7)',
     expect(failure).toBe(
       'event: error\ndata: {"type":"error","code":"upstream_interrupted","message":"Interrupted.","param":null}\n\n',
     );
+  });
+});
+
+describe("thinking mode's rules, one rule for every route to K2.7", () => {
+  const messagesRoute = {
+    clientWire: anthropicMessagesClientWire,
+    upstreamWire: anthropicMessagesUpstreamWire,
+    catalog: k27,
+  };
+  const chatRoute = { clientWire: openaiChatClientWire, upstreamWire: anthropicMessagesUpstreamWire, catalog: k27 };
+
+  it('turn thinking on in a messages client`s own request, passed through with every other field', () => {
+    const translation = translateRequest(
+      clientRequest(anthropicMessagesClientWire, {
+        model: 'alpha/alpha-k2.7-code',
+        max_tokens: 4000,
+        messages: [{ role: 'user', content: 'hi' }],
+        vendor_extension: true,
+      }),
+      messagesRoute,
+      context,
+    );
+    expect(translation.upstreamRequest).toEqual({
+      model: 'alpha/alpha-k2.7-code',
+      max_tokens: 4000,
+      messages: [{ role: 'user', content: 'hi' }],
+      vendor_extension: true,
+      thinking: { type: 'enabled', budget_tokens: 2000 },
+    });
+  });
+
+  it('refuse forced tool use alike, whether a messages client or a translated chat client asks for it', () => {
+    const tools = { messages: [{ role: 'user', content: 'hi' }], model: 'alpha/alpha-k2.7-code' };
+    expectGatewayError(
+      () =>
+        translateRequest(
+          clientRequest(anthropicMessagesClientWire, {
+            ...tools,
+            tools: [{ name: 'f', input_schema: { type: 'object' } }],
+            tool_choice: { type: 'any' },
+          }),
+          messagesRoute,
+          context,
+        ),
+      400,
+      'forced_tool_choice_unsupported',
+    );
+    expectGatewayError(
+      () =>
+        translateRequest(
+          clientRequest(openaiChatClientWire, {
+            ...tools,
+            tools: [{ type: 'function', function: { name: 'f' } }],
+            tool_choice: 'required',
+          }),
+          chatRoute,
+          context,
+        ),
+      400,
+      'forced_tool_choice_unsupported',
+    );
+  });
+
+  it('leave a messages client on a chat route (K3) to the chat rules: the reasoning effort', () => {
+    const translation = translateRequest(
+      clientRequest(anthropicMessagesClientWire, {
+        model: 'alpha/alpha-k3',
+        max_tokens: 300,
+        messages: [{ role: 'user', content: 'hi' }],
+        tools: [{ name: 'f', input_schema: { type: 'object' } }],
+        tool_choice: { type: 'any' },
+      }),
+      { clientWire: anthropicMessagesClientWire, upstreamWire: openaiChatUpstreamWire, catalog: k3 },
+      context,
+    );
+    expect(translation.upstreamRequest).toMatchObject({ reasoning_effort: 'high', tool_choice: 'required' });
   });
 });
