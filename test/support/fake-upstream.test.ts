@@ -465,3 +465,72 @@ describe('official SDKs read the fake as they read a provider', () => {
     expect(upstream.requests[0]?.headers['x-goog-api-key']).toBe('provider-secret');
   });
 });
+
+describe('signed thinking on the messages wire, checked as the vendor checks it', () => {
+  const thinkingOn = { type: 'enabled', budget_tokens: 1024 };
+  const tool = { name: 'get_weather', input_schema: { type: 'object' } };
+  const question = { role: 'user', content: 'Weather?' };
+
+  /** A first turn that calls the tool, then the conversation that sends its result back with `assistant` as given. */
+  async function loop(editAssistant: (content: Record<string, unknown>[]) => unknown[]) {
+    const first = await jsonOf(
+      await post('/v1/messages', {
+        model: 'm',
+        max_tokens: 2048,
+        thinking: thinkingOn,
+        tools: [tool],
+        messages: [question],
+      }),
+    );
+    const content = first.content as Record<string, unknown>[];
+    const toolUse = content.find((block) => block.type === 'tool_use');
+    return post('/v1/messages', {
+      model: 'm',
+      max_tokens: 2048,
+      thinking: thinkingOn,
+      tools: [tool],
+      messages: [
+        question,
+        { role: 'assistant', content: editAssistant(content) },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse?.id, content: 'Sunny' }] },
+      ],
+    });
+  }
+
+  it('signs the thinking it returns, plain and streamed, and accepts it back unchanged', async () => {
+    const accepted = await loop((content) => content);
+    expect(accepted.status).toBe(200);
+    const streamed = await post('/v1/messages', {
+      model: 'm',
+      max_tokens: 2048,
+      thinking: thinkingOn,
+      stream: true,
+      messages: [question],
+    });
+    const types = dataOf(parseEvents(await streamed.text())).map((event) => {
+      const { type, delta } = event as { type: string; delta?: { type: string } };
+      return delta ? `${type}:${delta.type}` : type;
+    });
+    expect(types).toContain('content_block_delta:signature_delta');
+  });
+
+  it('refuses an altered or unsigned thinking block, altered redacted thinking, and a tool turn that lost its thinking', async () => {
+    const edits: [string, (content: Record<string, unknown>[]) => unknown[]][] = [
+      [
+        'Invalid `signature`',
+        (content) => content.map((b) => (b.type === 'thinking' ? { ...b, thinking: 'other' } : b)),
+      ],
+      [
+        'signature: Field required',
+        (content) => content.map((b) => (b.type === 'thinking' ? { type: 'thinking', thinking: b.thinking } : b)),
+      ],
+      ['Expected `thinking` or `redacted_thinking`', (content) => content.filter((b) => b.type !== 'thinking')],
+      ['Invalid `data`', (content) => [{ type: 'redacted_thinking', data: 'fake-redacted.forged.eA==' }, ...content]],
+    ];
+    for (const [message, edit] of edits) {
+      const refused = await loop(edit);
+      expect(refused.status).toBe(400);
+      expect(((await jsonOf(refused)).error as { message: string }).message).toContain(message);
+    }
+  });
+});
