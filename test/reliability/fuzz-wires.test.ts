@@ -61,6 +61,38 @@ afterAll(async () => {
   await upstream?.close();
 });
 
+/** Fuzzed requests to one route, its statuses spread over every stage and none answered with a 5xx or a bare error. */
+async function fuzzRoute(route: (typeof fuzzedRoutes)[number], wire: WireCase): Promise<void> {
+  upstream.reset();
+  const requests = fc.sample(
+    fuzzRequests(route, wire, {
+      valid: key,
+      admin: gateway.adminKey,
+      prefixes: gateway.host.services.config.upstreamPrefixes,
+    }),
+    { numRuns: bodiesPerWire, seed },
+  );
+  const violations: string[] = [];
+  const statuses = new Map<number, number>();
+  await forEachConcurrently(requests, concurrency, async (request) => {
+    const answer = await sendRequest(agent, gateway.url, request).catch((error: unknown) => ({
+      status: 0,
+      headers: {},
+      body: Buffer.from(String(error)),
+    }));
+    statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+    const problem = judge(answer);
+    if (problem) {
+      violations.push(
+        `${problem} — ${request.kind} — ${request.path} — body ${request.body.subarray(0, 160).toString('latin1')} — answer ${answer.body.subarray(0, 200).toString()}`,
+      );
+    }
+  });
+  // The spread of statuses shows the generator reached every stage, from the read stage to the upstream.
+  expect(statuses.get(200) ?? 0, JSON.stringify(Object.fromEntries(statuses))).toBeGreaterThan(bodiesPerWire / 20);
+  expect(violations.slice(0, 5), `${violations.length} of ${bodiesPerWire} requests (seed ${seed})`).toEqual([]);
+}
+
 describe('fuzzing every wire route', () => {
   it('covers every POST route of a client wire in the route table', () => {
     const clientRoutes = routeTable.filter(
@@ -71,36 +103,17 @@ describe('fuzzing every wire route', () => {
 
   it.each(fuzzedRoutes.map((route) => [route.id, route] as const))(
     '%s: never a 5xx, every error JSON with a code',
-    async (_id, route) => {
-      upstream.reset();
-      const wire = cases[route.wire as BodyWire];
-      const requests = fc.sample(
-        fuzzRequests(route, wire, {
-          valid: key,
-          admin: gateway.adminKey,
-          prefixes: gateway.host.services.config.upstreamPrefixes,
-        }),
-        { numRuns: bodiesPerWire, seed },
-      );
-      const violations: string[] = [];
-      const statuses = new Map<number, number>();
-      await forEachConcurrently(requests, concurrency, async (request) => {
-        const answer = await sendRequest(agent, gateway.url, request).catch((error: unknown) => ({
-          status: 0,
-          headers: {},
-          body: Buffer.from(String(error)),
-        }));
-        statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-        const problem = judge(answer);
-        if (problem) {
-          violations.push(
-            `${problem} — ${request.kind} — ${request.path} — body ${request.body.subarray(0, 160).toString('latin1')} — answer ${answer.body.subarray(0, 200).toString()}`,
-          );
-        }
-      });
-      // The spread of statuses shows the generator reached every stage, from the read stage to the upstream.
-      expect(statuses.get(200) ?? 0, JSON.stringify(Object.fromEntries(statuses))).toBeGreaterThan(bodiesPerWire / 20);
-      expect(violations.slice(0, 5), `${violations.length} of ${bodiesPerWire} requests (seed ${seed})`).toEqual([]);
+    (_id, route) => fuzzRoute(route, cases[route.wire as BodyWire]),
+    timeoutPerWireMs,
+  );
+
+  it(
+    'messages translated to a chat connection: never a 5xx, every error JSON with a code',
+    () => {
+      const route = fuzzedRoutes.find((candidate) => candidate.wire === 'anthropic-messages');
+      if (!route) throw new Error('no messages route in the route table');
+      // The messages wire's bodies, for the model the chat connection serves: every one goes through the hop.
+      return fuzzRoute(route, { ...cases['anthropic-messages'], model: cases['openai-chat'].model });
     },
     timeoutPerWireMs,
   );

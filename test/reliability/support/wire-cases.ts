@@ -73,7 +73,7 @@ export function wireCases(upstreamUrl: string): Record<BodyWire, WireCase> {
       }),
     },
     'anthropic-count-tokens': {
-      // Served by the messages connection: only messages-format connections count tokens.
+      // Served by the messages connection, which counts itself (a model on any other gets the gateway's estimate).
       connection: {
         provider: 'anthropic',
         wire: 'anthropic-messages',
