@@ -127,7 +127,7 @@ function messagesStream(events: number): string[] {
  */
 export function answerBenchUpstreamInMemory(): () => void {
   const originalRequest = http.request;
-  const standIn = (url: unknown, options: http.RequestOptions, answer: (incoming: http.IncomingMessage) => void) => {
+  const standIn = (url: unknown, _options: http.RequestOptions, answer: (incoming: http.IncomingMessage) => void) => {
     const sent: Buffer[] = [];
     return new Writable({
       write(chunk: Buffer, _encoding, done) {

@@ -100,19 +100,24 @@ function messagesBody(model: string, shape: Shape): Record<string, unknown> {
   };
 }
 
-/** With a tool, the input is a list of items: the question, the model's call and its output, as agents send them. */
-function responsesBody(model: string, shape: Shape): Record<string, unknown> {
+/**
+ * With a tool, the input is a list of items: the question, the model's call and its output, as agents send them —
+ * except where the upstream requires the call's signed thinking before it (`priorCall: false`: K2.7 in thinking
+ * mode refuses a tool loop whose thinking was not sent back, which a Responses client cannot send).
+ */
+function responsesBody(model: string, shape: Shape, priorCall = true): Record<string, unknown> {
   const call = { type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}' };
   return {
     model,
     instructions: 'Answer at length.',
-    input: shape.withTool
-      ? [
-          { role: 'user', content: shape.text },
-          call,
-          { type: 'function_call_output', call_id: 'call_1', output: 'cold' },
-        ]
-      : shape.text,
+    input:
+      shape.withTool && priorCall
+        ? [
+            { role: 'user', content: shape.text },
+            call,
+            { type: 'function_call_output', call_id: 'call_1', output: 'cold' },
+          ]
+        : shape.text,
     stream: shape.stream,
     ...(shape.cap === undefined ? {} : { max_output_tokens: shape.cap }),
     ...(shape.withTool ? { tools: [{ type: 'function', name: 'get_weather', parameters }] } : {}),
@@ -183,7 +188,7 @@ const routes: Route[] = [
   {
     name: 'responses → chat → messages (K2.7)',
     manyAnswers: false,
-    request: (shape) => ({ path: '/v1/responses', body: responsesBody('alpha-k2.7-code', shape) }),
+    request: (shape) => ({ path: '/v1/responses', body: responsesBody('alpha-k2.7-code', shape, false) }),
   },
 ];
 

@@ -287,8 +287,8 @@ describe.each(sdks)('a chat-only model on /v1/messages with %s', (_name, makeCli
         tools: [{ type: 'bash_20250124', name: 'bash' }],
       })
       .catch((caught: unknown) => caught);
-    // Under a finite allowance a vendor-defined tool is refused first, as one the reservation cannot bound.
-    expect(tool).toMatchObject({ status: 400, error: { error: { code: 'server_tool_refused' } } });
+    // A vendor-defined tool runs on the vendor's side: a chat upstream has none, so the translation refuses it.
+    expect(tool).toMatchObject({ status: 400, error: { error: { code: 'unsupported_tool' } } });
     expect(upstream.requests).toHaveLength(0);
   });
 

@@ -49,20 +49,20 @@ function codeOf(wire: InferenceWire, body: unknown): unknown {
   return wire === 'gemini' ? error?.reason : error?.code;
 }
 
-/** What each connection wire answers for a model it declares: the same wire, and what the hops for every model reach. */
+/** What each connection wire answers for a model it declares: the same wire, and what the translation paths reach. */
 const declaredModels: Record<UpstreamWire, { model: string; answers: InferenceWire[] }> = {
-  'openai-chat': { model: 'acme/acme-1', answers: ['openai-chat', 'openai-responses'] },
+  'openai-chat': { model: 'acme/acme-1', answers: ['openai-chat', 'openai-responses', 'anthropic-messages'] },
   'openai-responses': { model: 'acme/acme-r', answers: ['openai-responses'] },
-  'anthropic-messages': { model: 'acme/acme-m', answers: ['anthropic-messages'] },
+  'anthropic-messages': { model: 'acme/acme-m', answers: ['openai-chat', 'openai-responses', 'anthropic-messages'] },
   gemini: { model: 'acme/acme-g', answers: ['gemini'] },
 };
 
 /** The catalog's models on their routes: what their catalog entry offers and their route reaches. */
 const catalogModels: Record<string, InferenceWire[]> = {
-  'alpha/alpha-k3': ['openai-chat', 'openai-responses'],
-  'alpha/alpha-k2.7-code': ['openai-chat', 'openai-responses'],
-  'beta/beta-4-31b': ['openai-chat', 'openai-responses'],
-  'gamma/gamma': ['openai-chat', 'openai-responses'],
+  'alpha/alpha-k3': ['openai-chat', 'openai-responses', 'anthropic-messages'],
+  'alpha/alpha-k2.7-code': ['openai-chat', 'openai-responses', 'anthropic-messages'],
+  'beta/beta-4-31b': ['openai-chat', 'openai-responses', 'anthropic-messages'],
+  'gamma/gamma': ['openai-chat', 'openai-responses', 'anthropic-messages'],
 };
 
 const inferenceWires = Object.keys(clientRequests) as InferenceWire[];

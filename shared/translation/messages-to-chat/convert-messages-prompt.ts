@@ -10,9 +10,9 @@ import {
 } from '../../wires/anthropic-messages/anthropic-messages-request.ts';
 import type { ChatToolCallOut } from '../../wires/openai-chat/openai-chat-answer.ts';
 import type {
-  ChatMessageOut,
   ChatAssistantMessageOut,
   ChatImagePartOut,
+  ChatMessageOut,
   ChatTextPartOut,
 } from '../../wires/openai-chat/openai-chat-request.ts';
 import type { ChatThinkingBlockOut } from '../../wires/openai-chat/openai-chat-thinking-blocks.ts';

@@ -42,8 +42,6 @@ export interface AnswerBehaviour extends ReplyPacing {
   text?: string;
   /** How the text is cut into stream deltas; defaults to one delta per word. */
   textChunks?: readonly string[];
-  /** Reasoning before the answer, as DeepSeek-type chat APIs send it (`reasoning_content`); chat wire only. */
-  reasoning?: string;
   /**
    * A tool call instead of text. By default the answer calls the first offered tool when the request offers
    * tools, does not forbid them (`tool_choice` none) and does not end with a tool result; `false` never calls.

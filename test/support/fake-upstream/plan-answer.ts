@@ -22,7 +22,6 @@ export function planAnswer(
     text,
     textChunks: behaviour.textChunks ?? splitIntoWords(text),
     toolCall: toolCallOf(route, request, behaviour, turn),
-    reasoning: behaviour.reasoning,
     usage: usageOf(route, request, behaviour),
     reasoning: behaviour.reasoning ?? route.wire.defaultReasoning?.(request, turn),
     redactedThinking: behaviour.redactedThinking === true,

@@ -16,8 +16,6 @@ export interface AnswerPlan {
   text: string;
   textChunks: readonly string[];
   toolCall: { name: string; arguments: string } | undefined;
-  /** What the model thought before it answered; only the chat wire renders it (`reasoning_content`). */
-  reasoning: string | undefined;
   usage: FakeUsage | undefined;
   /** Reasoning to answer before the text or tool call, where the wire carries it. */
   reasoning: string | undefined;

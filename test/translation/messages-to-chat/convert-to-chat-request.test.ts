@@ -8,7 +8,6 @@ import { expectGatewayError } from '../chat-to-messages/translate-fixture.ts';
 const convert = (body: Record<string, unknown>) =>
   convertMessagesRequestToChat(
     parseRequest(translatableMessagesRequestSchema, { model: 'acme/acme-1', max_tokens: 1000, ...body }),
-    { maxTokensDefault: 4096 },
   );
 
 const hello = [{ role: 'user', content: 'Hello' }];
@@ -19,7 +18,7 @@ const weatherTool = {
 };
 
 describe('convertMessagesRequestToChat: settings', () => {
-  it('carries max_tokens (the allowance where absent), stop sequences, sampling, metadata.user_id and stream', () => {
+  it('carries stop sequences, sampling, metadata.user_id and stream; the chat wire writes the cap', () => {
     expect(
       convert({
         messages: hello,
@@ -36,17 +35,11 @@ describe('convertMessagesRequestToChat: settings', () => {
       messages: [{ role: 'user', content: 'Hello' }],
       stream: true,
       stream_options: { include_usage: true },
-      max_tokens: 1000,
       stop: ['END'],
       temperature: 0.5,
       top_p: 0.9,
       user: 'u-1',
     });
-    const withoutCap = convertMessagesRequestToChat(
-      parseRequest(translatableMessagesRequestSchema, { model: 'm', messages: hello }),
-      { maxTokensDefault: 4096 },
-    );
-    expect(withoutCap.max_tokens).toBe(4096);
   });
 
   it('carries structured output as response_format', () => {
