@@ -1,3 +1,6 @@
+import { type InlineMedia, inlineMediaOfObject, inlineMediaOfString } from '../wires/input-media.ts';
+import { estimateMediaTokens } from './estimate-media-tokens.ts';
+
 /**
  * A conservative estimate of a request's input tokens, for the reservation made at admission (spec §8,
  * accounting rule 1). It runs on the hot path before every dispatch, so it is a single pass over the text with
@@ -22,6 +25,9 @@
  *   per-message framing tokens that providers add; the keys and the model name are counted as text too.
  * - A request that declares tools gets a fixed allowance for the tool-use instructions that providers add on
  *   their side (Anthropic documents 313–346 tokens for it).
+ * - Inline media (a base64 `data:` URL, base64 `data` beside a MIME type) is priced by its kind, not as text:
+ *   images by their size in pixels, video by the model's context window where it is stated (see
+ *   estimate-media-tokens.ts for the rule and why it bounds what a vendor bills).
  *
  * The margin, measured with gpt-tokenizer 4 (o200k_base and cl100k_base, chat framing included) over
  * test/fixtures/token-corpus, each file wrapped as a chat request: see {@link inputEstimateMargin}. The
@@ -58,28 +64,77 @@ export const toolUseOverheadTokens = 400;
 
 const structuralTokensPerValue = 1;
 
-/** The input tokens to reserve for a parsed request body of any wire, by the rule in the module comment. */
-export function estimateInputTokens(body: unknown): number {
+/** The estimate of a request's input, by the rule in the module comment. */
+export interface InputEstimate {
+  /** The input tokens to reserve, media included. */
+  tokens: number;
+  /** The part of `tokens` that prices inline media, which a vendor may shrink: no part of it is surely there. */
+  mediaTokens: number;
+  /** Whether the request holds a video, whose count only the model's context window bounds. */
+  holdsVideo: boolean;
+}
+
+/** The input estimate of a parsed request body of any wire, by the rule in the module comment. */
+export function estimateInput(body: unknown): InputEstimate {
   let total = 0;
+  let mediaTokens = 0;
+  let holdsVideo = false;
+  const addMedia = (media: InlineMedia) => {
+    const estimate = estimateMediaTokens(media.mediaType, media.payload, estimateTextTokens);
+    total += estimate.tokens;
+    mediaTokens += estimate.tokens;
+    holdsVideo ||= estimate.modality === 'video';
+  };
   // An explicit stack, not recursion: a deeply nested body must cost tokens, not a stack overflow.
   const pending: unknown[] = [body];
   while (pending.length > 0) {
     const value = pending.pop();
     total += structuralTokensPerValue;
     if (typeof value === 'string') {
-      total += estimateTextTokens(value);
+      const media = inlineMediaOfString(value);
+      if (media) addMedia(media);
+      else total += estimateTextTokens(value);
     } else if (typeof value === 'number') {
       total += estimateTextTokens(String(value));
     } else if (Array.isArray(value)) {
       for (const item of value) pending.push(item);
     } else if (typeof value === 'object' && value !== null) {
+      const media = inlineMediaOfObject(value);
       for (const [key, item] of Object.entries(value)) {
         total += structuralTokensPerValue + estimateTextTokens(key);
-        pending.push(item);
+        if (media && key === 'data') {
+          total += structuralTokensPerValue;
+          addMedia(media);
+        } else {
+          pending.push(item);
+        }
       }
     }
   }
-  return declaresTools(body) ? total + toolUseOverheadTokens : total;
+  return { tokens: declaresTools(body) ? total + toolUseOverheadTokens : total, mediaTokens, holdsVideo };
+}
+
+/** The input tokens to reserve for a parsed request body of any wire (`estimateInput`'s `tokens`). */
+export function estimateInputTokens(body: unknown): number {
+  return estimateInput(body).tokens;
+}
+
+/**
+ * What admission reserves for the input on a model with this context window (`null`: not stated). No upstream bills
+ * more input than its window holds, so the window bounds the estimate; and a request that holds a video is reserved
+ * the whole window, as nothing else bounds a video's count (estimate-media-tokens.ts).
+ */
+export function reservedInputTokens(estimate: InputEstimate, contextWindow: number | null): number {
+  if (contextWindow === null) return estimate.tokens;
+  return estimate.holdsVideo ? contextWindow : Math.min(estimate.tokens, contextWindow);
+}
+
+/**
+ * The input tokens a request surely holds at least: its estimate's text divided by the estimate's largest margin.
+ * Media count nothing here, since a vendor may shrink an image or sample few frames of a video.
+ */
+export function surelyHeldInputTokens(estimate: InputEstimate): number {
+  return Math.floor((estimate.tokens - estimate.mediaTokens) / inputEstimateMargin.maximumRatio);
 }
 
 /** Every wire names its tool list `tools` at the top level (chat, responses, messages, generate-content). */

@@ -1,5 +1,6 @@
 import { type MemberRole, maxModelLimitTokens, memberRoles, policySchema } from '../store/control-items.ts';
 import * as z from '../validation/zod.ts';
+import { inputModalities } from '../wires/input-media.ts';
 import { upstreamWires } from '../wires/wire-names.ts';
 import { maxLegacyRecordsPerRequest } from './legacy-usage-record.ts';
 
@@ -38,6 +39,8 @@ export const modelDeclarationSchema = z.union([
     id: modelIdSchema,
     contextWindow: z.optional(modelLimitSchema),
     maxOutput: z.optional(modelLimitSchema),
+    // What the model takes as input there; text is always among them.
+    inputModalities: z.optional(z.array(z.enum(inputModalities)).check(z.maxLength(inputModalities.length))),
   }),
 ]);
 export type ModelDeclaration = z.infer<typeof modelDeclarationSchema>;

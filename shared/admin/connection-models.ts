@@ -1,10 +1,11 @@
 import { badRequest } from '../http/gateway-error.ts';
 import type { DeclaredModelLimits } from '../store/control-items.ts';
+import type { InputModality } from '../wires/input-media.ts';
 import type { ModelDeclaration } from './admin-schemas.ts';
 
 /**
- * A connection's model declarations as the store keeps them: the ids in order, and the limits of those that
- * state any. The same id twice is kept once when it states nothing; stated twice, or stated once and also given
+ * A connection's model declarations as the store keeps them: the ids in order, and the limits (context window,
+ * largest output, input modalities) of those that state any. The same id twice is kept once when it states nothing; stated twice, or stated once and also given
  * plain, it is refused, since one of the two would silently lose. A largest output above the context window
  * cannot be right either.
  */
@@ -20,7 +21,9 @@ export function storedModelDeclarations(declarations: readonly ModelDeclaration[
     const entry = typeof declaration === 'string' ? { id: declaration } : declaration;
     const { id } = entry;
     const limits = { contextWindow: entry.contextWindow ?? null, maxOutput: entry.maxOutput ?? null };
-    const states = limits.contextWindow !== null || limits.maxOutput !== null;
+    // Text is always taken: a model that took none could answer nothing.
+    const modalities = entry.inputModalities && [...new Set<InputModality>(['text', ...entry.inputModalities])];
+    const states = limits.contextWindow !== null || limits.maxOutput !== null || modalities !== undefined;
     if (seen.has(id)) {
       if (states || stated.has(id)) {
         throw badRequest('invalid_request', `models: "${id}" is declared more than once with its limits.`);
@@ -37,7 +40,7 @@ export function storedModelDeclarations(declarations: readonly ModelDeclaration[
       );
     }
     stated.add(id);
-    modelLimits.push({ id, ...limits });
+    modelLimits.push({ id, ...limits, ...(modalities ? { inputModalities: modalities } : {}) });
   }
   return { models, modelLimits };
 }

@@ -1,8 +1,10 @@
 import type { EffectivePolicy } from '../auth/effective-policy.ts';
 import { allowsModel } from '../auth/effective-policy.ts';
 import type { ConnectionItem } from '../store/control-items.ts';
+import type { InputModality } from '../wires/input-media.ts';
 import type { ClientWire } from '../wires/wire-names.ts';
 import { reachableWires, servingConnections } from './choose-connection.ts';
+import { listedInputModalities } from './input-modalities.ts';
 import type { KnownModel } from './known-models.ts';
 import { listedModelLimits } from './model-limits.ts';
 
@@ -17,6 +19,8 @@ export interface ListedModel {
   maxOutput: number | null;
   /** The client wires that reach the model through the connections serving it now. */
   wires: ClientWire[];
+  /** What it takes as input there (shared/catalog/input-modalities.ts); undefined where no connection states it. */
+  inputModalities: InputModality[] | undefined;
 }
 
 /** What a caller may call: their member ∩ key policy, and for a holder key, the perk's rules. */
@@ -61,6 +65,7 @@ export function availabilityOf(
       displayName: model.catalog?.name ?? model.model,
       ...listedModelLimits(model, serving.connections),
       wires,
+      inputModalities: listedInputModalities(model, serving.connections),
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { InputModality } from '../wires/input-media.ts';
 import type { ClientWire, UpstreamWire } from '../wires/wire-names.ts';
 
 /**
@@ -15,7 +16,8 @@ export interface CatalogModel {
   upstreamModel: string;
   contextWindow: number | null;
   maxOutput: number | null;
-  inputModalities: string[];
+  /** What the model takes as input (spec §2.2 "Multimodal input"; "not stated" is text alone). */
+  inputModalities: InputModality[];
   reasoningEffort: { supported: string[]; default: string } | null;
   thinkingRequired: boolean;
   priceUsdPerMillionTokens: { input: number; output: number } | null;

@@ -1,4 +1,5 @@
 import type { ConnectionItem } from '../store/control-items.ts';
+import type { InputModality } from '../wires/input-media.ts';
 import { declaredModelName, type KnownModel } from './known-models.ts';
 
 /** A model's limits on one connection, in tokens; `null` where nothing states one. */
@@ -11,6 +12,8 @@ export interface ModelLimits {
    * it; above the catalog's, which the model lists publish, it is refused (shared/accounting/output-allowance.ts).
    */
   maxOutputDeclared: boolean;
+  /** What the model takes as input: the connection's declaration, else the catalog's; `null` where none states it. */
+  inputModalities: InputModality[] | null;
 }
 
 /**
@@ -25,6 +28,7 @@ export function modelLimitsOn(model: KnownModel, connection: ConnectionItem): Mo
     contextWindow: declared?.contextWindow ?? model.catalog?.contextWindow ?? null,
     maxOutput: declared?.maxOutput ?? model.catalog?.maxOutput ?? null,
     maxOutputDeclared: declared?.maxOutput !== undefined && declared.maxOutput !== null,
+    inputModalities: declared?.inputModalities ?? model.catalog?.inputModalities ?? null,
   };
 }
 

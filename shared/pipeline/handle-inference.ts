@@ -4,10 +4,11 @@ import {
   admitRequest,
   type RequestOutcome,
 } from '../accounting/admission-handle.ts';
-import { estimateInputTokens } from '../accounting/estimate-input-tokens.ts';
+import { estimateInput, reservedInputTokens } from '../accounting/estimate-input-tokens.ts';
 import { cappedRequestedOutput, outputAllowance } from '../accounting/output-allowance.ts';
 import { assertSelfContainedText } from '../accounting/self-contained-text.ts';
 import { assertFitsContextWindow } from '../catalog/context-window.ts';
+import { assertMediaTaken } from '../catalog/input-modalities.ts';
 import { modelLimitsOn } from '../catalog/model-limits.ts';
 import { type RequestDeadline, startRequestDeadline } from '../clock/monotonic-deadline.ts';
 import type { GatewayServices } from '../config/gateway-services.ts';
@@ -109,6 +110,7 @@ async function prepareRequest<Request extends WireRequest, ClientEvent, Upstream
     admittedAfter: true,
   });
   const { model, connection } = routed;
+  assertMediaTaken(model, connection, clientWire.mediaParts(clientRequest));
   if (principal.member.policy.dailyTokens !== undefined) {
     // What costs is what goes upstream. A pass-through sends the client's tools as they are; a translation sends
     // only tools the client runs (each hop refuses or leaves out every other: Codex CLI's web search, say).
@@ -118,7 +120,7 @@ async function prepareRequest<Request extends WireRequest, ClientEvent, Upstream
   const stream = clientWire.isStream(clientRequest, address);
   const limits = modelLimitsOn(model, connection);
   const requestedOutput = cappedRequestedOutput(clientWire.requestedOutput(clientRequest), limits);
-  const inputEstimate = estimateInputTokens(clientRequest);
+  const inputEstimate = estimateInput(clientRequest);
   // The most output one answer may produce: it goes upstream as the wire's own cap.
   const allowance = outputAllowance({
     requested: requestedOutput,
@@ -159,7 +161,8 @@ async function prepareRequest<Request extends WireRequest, ClientEvent, Upstream
       principal,
       requestId,
       // Every answer the request asks for (`n`, `candidateCount`) may be as long as the allowance.
-      reserve: inputEstimate + allowance * clientWire.answerCount(clientRequest),
+      reserve:
+        reservedInputTokens(inputEstimate, limits.contextWindow) + allowance * clientWire.answerCount(clientRequest),
       holderDailyRequests: routed.holderDailyRequests,
       describes: {
         provider: model.provider,

@@ -1,4 +1,5 @@
 import * as z from '../validation/zod.ts';
+import { type InputModality, inputModalities } from '../wires/input-media.ts';
 
 /**
  * The control data as the domain sees it, whichever engine keeps it: members and their policies, keys (never
@@ -129,6 +130,11 @@ export interface DeclaredModelLimits {
   id: string;
   contextWindow: number | null;
   maxOutput: number | null;
+  /**
+   * What the model takes as input on this connection (text always; the media among them are checked before a
+   * request is reserved, shared/catalog/input-modalities.ts); absent where the connection states nothing.
+   */
+  inputModalities?: InputModality[];
 }
 
 /** A model limit as the store keeps it: a whole number of tokens, far above any model's and far below overflow. */
@@ -139,6 +145,7 @@ const declaredModelLimitsSchema = z.object({
   id: z.string().check(z.minLength(1)),
   contextWindow: z._default(modelLimitSchema, null),
   maxOutput: z._default(modelLimitSchema, null),
+  inputModalities: z.optional(z.array(z.enum(inputModalities))),
 });
 
 /**

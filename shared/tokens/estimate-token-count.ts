@@ -1,4 +1,5 @@
 import { estimateTokenCount } from 'tokenx';
+import { inlineMediaOfObject, inlineMediaOfString } from '../wires/input-media.ts';
 
 /**
  * What one inline media part (an image, audio or a document sent as base64 data) counts: its size says little
@@ -6,9 +7,6 @@ import { estimateTokenCount } from 'tokenx';
  * https://ai.google.dev/gemini-api/docs/tokens#multimodal-tokens
  */
 export const inlineMediaTokens = 258;
-
-/** The keys beside a base64 `data` string that make it inline media rather than text: each wire's mime-type key. */
-const mediaTypeKeys = ['mimeType', 'mime_type', 'media_type'];
 
 /**
  * The gateway's own count of a request's input tokens, for a token count whose connection cannot count (no count
@@ -31,13 +29,13 @@ export function estimateRequestTokenCount(body: unknown): number {
   while (pending.length > 0) {
     const value = pending.pop();
     if (typeof value === 'string') {
-      total += isDataUrl(value) ? inlineMediaTokens : estimateTokenCount(value);
+      total += inlineMediaOfString(value) ? inlineMediaTokens : estimateTokenCount(value);
     } else if (typeof value === 'number' || typeof value === 'boolean') {
       total += 1;
     } else if (Array.isArray(value)) {
       for (const item of value) pending.push(item);
     } else if (typeof value === 'object' && value !== null) {
-      if (isInlineMedia(value)) {
+      if (inlineMediaOfObject(value)) {
         total += inlineMediaTokens;
         continue;
       }
@@ -49,13 +47,4 @@ export function estimateRequestTokenCount(body: unknown): number {
     }
   }
   return total;
-}
-
-function isInlineMedia(value: object): boolean {
-  return 'data' in value && typeof value.data === 'string' && mediaTypeKeys.some((key) => key in value);
-}
-
-/** A `data:…;base64,…` URL, the way chat and responses requests inline an image or a file. */
-function isDataUrl(text: string): boolean {
-  return text.startsWith('data:') && text.slice(0, 256).includes(';base64,');
 }

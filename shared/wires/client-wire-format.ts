@@ -1,4 +1,5 @@
 import type { GatewayError } from '../http/gateway-error.ts';
+import type { MediaPart } from './input-media.ts';
 import type { ClientWire, ErrorEnvelope, UpstreamWire } from './wire-names.ts';
 
 /** Where a request was sent: generate-content names its model and whether it streams in the path and query. */
@@ -56,6 +57,11 @@ export interface ClientWireFormat<Request extends WireRequest, ClientEvent, Upst
    * provider runs on its side (shared/wires/spend-bounds.ts).
    */
   assertCostBounded(request: Request): void;
+  /**
+   * The media the request holds (images, video, audio, files) and where, for the check against what the model
+   * takes (shared/catalog/input-modalities.ts) before anything is reserved.
+   */
+  mediaParts(request: Request): MediaPart[];
   /**
    * The upstream events a pass-through leaves out for this request, such as a usage chunk the client did not ask
    * for; every other event reaches the client as the bytes it came in. Undefined: every event passes.

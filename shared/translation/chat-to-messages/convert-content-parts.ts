@@ -23,12 +23,14 @@ export function userBlocksOf(content: string | ChatUserPart[]): MessagesUserBloc
         return part.text.length > 0 ? [{ type: 'text', text: part.text }] : [];
       case 'image_url':
         return [imageBlockOf(part.image_url.url)];
+      // The messages format has no video or audio block (no engine of the alpha family documents one either), and
+      // a chat file part names no media type the messages format's documents could be checked against.
       case 'input_audio':
       case 'file':
       case 'video_url':
         throw badRequest(
           'unsupported_content_part',
-          `Content parts of type ${part.type} cannot be sent to this model's upstream; send text and images only.`,
+          `Content parts of type ${part.type} cannot be sent to this model's upstream, which speaks the messages format (it has image blocks, no video or audio); send text and images only.`,
         );
       default: {
         const unknownPart: never = part;

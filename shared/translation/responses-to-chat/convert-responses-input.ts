@@ -1,6 +1,7 @@
 import { badRequest } from '../../http/gateway-error.ts';
+import { mediaTypeOfDataUrl, modalityOfMediaType } from '../../wires/input-media.ts';
 import type { ChatToolCallOut } from '../../wires/openai-chat/openai-chat-answer.ts';
-import type { ChatImagePartOut, ChatMessageOut, ChatTextPartOut } from '../../wires/openai-chat/openai-chat-request.ts';
+import type { ChatMediaPartOut, ChatMessageOut, ChatTextPartOut } from '../../wires/openai-chat/openai-chat-request.ts';
 import {
   type ResponsesContentPart,
   type ResponsesMessageItem,
@@ -13,15 +14,16 @@ import { decodeReasoningState } from './reasoning-state.ts';
 import { storedStateUnsupported } from './stored-state.ts';
 
 type AssistantMessage = Extract<ChatMessageOut, { role: 'assistant' }>;
-type UserPart = ChatTextPartOut | ChatImagePartOut;
+type UserPart = ChatTextPartOut | ChatMediaPartOut;
 
 /**
  * `instructions` and `input` → chat messages. `instructions` becomes a leading system message, as the vendor
  * describes it ("a system (or developer) message inserted into the model's context"); a string `input` is one user
  * message. In an input list:
  *
- * - messages keep their role (`developer` is sent as `system`); text, refusals and images (`input_image` by URL)
- *   are carried, a file is refused;
+ * - messages keep their role (`developer` is sent as `system`); text, refusals, images (`input_image` by URL) and
+ *   inline images and videos sent as files (`input_file` with a `data:image/…` or `data:video/…` URL) are carried;
+ *   other files and audio are refused;
  * - `function_call` and `custom_tool_call` items are the tool calls of one assistant message, with the text of an
  *   assistant message just before them, as chat groups them; a custom tool's input travels as `{"input": text}`;
  * - `function_call_output` and `custom_tool_call_output` items are `tool` messages, each for a call made earlier in
@@ -51,7 +53,7 @@ export function convertResponsesInput(
   /** Reasoning waiting for the assistant message it led to. */
   let pendingReasoning: string[] = [];
   /** Images from tool results, sent as a user message once the run of results ends. */
-  let resultImages: ChatImagePartOut[] = [];
+  let resultImages: ChatMediaPartOut[] = [];
   const calls = new Set<string>();
 
   const flushResultImages = () => {
@@ -170,7 +172,7 @@ function textContentOf(content: string | readonly ResponsesContentPart[], where:
     if (converted.type !== 'text') {
       throw badRequest(
         'unsupported_content_part',
-        `${where}.content.${position} is an image, which only a user message or a tool's output may hold.`,
+        `${where}.content.${position} is ${converted.type === 'image_url' ? 'an image' : 'a video'}, which only a user message or a tool's output may hold.`,
       );
     }
     return converted;
@@ -207,10 +209,11 @@ function userPartOf(part: ResponsesContentPart, where: string): UserPart {
       return { type: 'image_url', image_url: { url: part.image_url, ...(part.detail ? { detail: part.detail } : {}) } };
     }
     case 'input_file':
+      return filePartOf(part, where);
     case 'input_audio':
       throw badRequest(
         'unsupported_content_part',
-        `${where} is a content part of type ${part.type}, which cannot be translated for this model; send text and images.`,
+        `${where} is audio, which chat upstreams take in no common form; send text, images and video.`,
       );
     default: {
       const unknownPart: never = part;
@@ -219,15 +222,37 @@ function userPartOf(part: ResponsesContentPart, where: string): UserPart {
   }
 }
 
-/** A tool's output: its text for the tool message, its images for the user message after the results. */
+/**
+ * An inline file that is an image or a video goes as that part (`image_url`, `video_url`), the forms chat upstreams
+ * read; any other file (a PDF, a text file), a file by URL and one stored upstream by id are refused by name.
+ */
+function filePartOf(part: Extract<ResponsesContentPart, { type: 'input_file' }>, where: string): UserPart {
+  const mediaType = mediaTypeOfDataUrl(part.file_data);
+  const url = part.file_data ?? '';
+  switch (modalityOfMediaType(mediaType)) {
+    case 'image':
+      return { type: 'image_url', image_url: { url } };
+    case 'video':
+      return { type: 'video_url', video_url: { url } };
+    default:
+      throw badRequest(
+        'unsupported_content_part',
+        mediaType === undefined
+          ? `${where} is a file by ${part.file_id ? 'id' : 'URL'}, which only the vendor's file store can resolve; send file_data as a base64 data: URL.`
+          : `${where} is a file of type ${mediaType}, which cannot be translated for this model; send text, images (input_image) and video (input_file with data:video/…).`,
+      );
+  }
+}
+
+/** A tool's output: its text for the tool message, its media for the user message after the results. */
 function toolOutputOf(
   output: ResponsesToolOutput,
   where: string,
-): { text: string | ChatTextPartOut[]; images: ChatImagePartOut[] } {
+): { text: string | ChatTextPartOut[]; images: ChatMediaPartOut[] } {
   if (typeof output === 'string') return { text: output, images: [] };
   const parts = output.map((part, position) => userPartOf(part, `${where}.${position}`));
   const texts = parts.filter((part): part is ChatTextPartOut => part.type === 'text');
-  const images = parts.filter((part): part is ChatImagePartOut => part.type === 'image_url');
+  const images = parts.filter((part): part is ChatMediaPartOut => part.type !== 'text');
   return { text: texts.length > 0 ? singleText(texts) : '', images };
 }
 

@@ -1,6 +1,7 @@
 import { parseRequest } from '../../http/parse-request.ts';
 import type { ClientWireFormat } from '../client-wire-format.ts';
 import { messagesStreamErrorEvent } from './anthropic-messages-error.ts';
+import { messagesMediaParts } from './anthropic-messages-media.ts';
 import { type MessagesRequest, messagesRequestSchema } from './anthropic-messages-request.ts';
 import { assertMessagesCostBounded } from './anthropic-messages-spend-bounds.ts';
 import { encodeMessagesStreamEvent } from './anthropic-messages-sse.ts';
@@ -20,6 +21,7 @@ export const anthropicMessagesClientWire: ClientWireFormat<
   requestedOutput: (request) => request.max_tokens,
   answerCount: () => 1,
   assertCostBounded: assertMessagesCostBounded,
+  mediaParts: messagesMediaParts,
   passThroughDrops: () => undefined,
   streamErrorEvent: messagesStreamErrorEvent,
   encodeEvent: encodeMessagesStreamEvent,

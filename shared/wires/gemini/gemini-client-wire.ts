@@ -2,6 +2,7 @@ import { parseRequest } from '../../http/parse-request.ts';
 import type { ClientWireFormat } from '../client-wire-format.ts';
 import { geminiStreamErrorEvent } from './gemini-error.ts';
 import { geminiJsonArrayFraming } from './gemini-json-array-stream.ts';
+import { geminiMediaParts } from './gemini-media.ts';
 import { type GenerateContentRequest, generateContentRequestSchema } from './gemini-request.ts';
 import { assertGeminiCostBounded, geminiAnswerCount, geminiRequestedOutput } from './gemini-spend-bounds.ts';
 import { encodeGeminiStreamEvent } from './gemini-sse.ts';
@@ -24,6 +25,7 @@ export const geminiClientWire: ClientWireFormat<GenerateContentRequest, GeminiSt
   requestedOutput: geminiRequestedOutput,
   answerCount: geminiAnswerCount,
   assertCostBounded: assertGeminiCostBounded,
+  mediaParts: geminiMediaParts,
   passThroughDrops: () => undefined,
   streamErrorEvent: geminiStreamErrorEvent,
   encodeEvent: encodeGeminiStreamEvent,

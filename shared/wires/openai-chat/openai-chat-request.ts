@@ -145,9 +145,18 @@ export type ChatTextPartOut = { type: 'text'; text: string };
 /** An image as a URL: inline (`data:`) or remote. */
 export type ChatImagePartOut = { type: 'image_url'; image_url: { url: string; detail?: string } };
 
+/**
+ * A video as a URL, inline (`data:video/mp4;base64,…`) or remote: the part the alpha family's chat route, vLLM and
+ * other engines that take video read. https://platform.kimi.ai/docs/api/chat
+ */
+export type ChatVideoPartOut = { type: 'video_url'; video_url: { url: string } };
+
+/** What a user message may hold beside text. */
+export type ChatMediaPartOut = ChatImagePartOut | ChatVideoPartOut;
+
 export type ChatSystemMessageOut = { role: 'system'; content: string | ChatTextPartOut[] };
 
-export type ChatUserMessageOut = { role: 'user'; content: string | (ChatTextPartOut | ChatImagePartOut)[] };
+export type ChatUserMessageOut = { role: 'user'; content: string | (ChatTextPartOut | ChatMediaPartOut)[] };
 
 /**
  * An assistant turn: its text, the tool calls it made (each call's result follows as a `tool` message), and the

@@ -1,6 +1,7 @@
 import { parseRequest } from '../../http/parse-request.ts';
 import type { ClientWireFormat } from '../client-wire-format.ts';
 import { responsesStreamErrorEvent } from './openai-responses-error.ts';
+import { responsesMediaParts } from './openai-responses-media.ts';
 import { type ResponsesRequest, responsesRequestSchema } from './openai-responses-request.ts';
 import { assertResponsesCostBounded } from './openai-responses-spend-bounds.ts';
 import { encodeResponsesStreamEvent } from './openai-responses-sse.ts';
@@ -20,6 +21,7 @@ export const openaiResponsesClientWire: ClientWireFormat<
   requestedOutput: (request) => request.max_output_tokens ?? undefined,
   answerCount: () => 1,
   assertCostBounded: assertResponsesCostBounded,
+  mediaParts: responsesMediaParts,
   passThroughDrops: () => undefined,
   streamErrorEvent: responsesStreamErrorEvent,
   encodeEvent: encodeResponsesStreamEvent,

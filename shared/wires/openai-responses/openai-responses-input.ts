@@ -24,14 +24,27 @@ const imagePartSchema = z.looseObject({
   detail: z.nullish(z.string()),
 });
 
-/** Files and audio: read for their type, refused by name where a route cannot carry them. */
-const otherPartSchema = z.looseObject({ type: z.enum(['input_file', 'input_audio']) });
+/**
+ * A file: inline (`file_data`, a base64 `data:` URL), by URL or by the id of a file stored upstream. Its kind is its
+ * data's MIME type: a translation carries an inline image or video as one, and refuses other files by name.
+ */
+const filePartSchema = z.looseObject({
+  type: z.literal('input_file'),
+  file_data: z.nullish(z.string()),
+  file_id: z.nullish(z.string()),
+  file_url: z.nullish(z.string()),
+  filename: z.nullish(z.string()),
+});
+
+/** Audio: read for its type, refused by name where a route cannot carry it. */
+const audioPartSchema = z.looseObject({ type: z.literal('input_audio') });
 
 const contentPartSchema = z.discriminatedUnion('type', [
   textPartSchema,
   refusalPartSchema,
   imagePartSchema,
-  otherPartSchema,
+  filePartSchema,
+  audioPartSchema,
 ]);
 
 /** The "easy" input message (`{role, content}`) and the full one (`type: "message"`, as the SDK types it). */
