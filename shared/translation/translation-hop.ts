@@ -9,6 +9,11 @@ export interface TranslationContext {
   /** The output tokens admission reserves: sent upstream where the client stated no maximum. */
   outputAllowance: number;
   createdAt: Date;
+  /**
+   * Whether the hop's near side is the client itself, rather than another hop: a stream is written for a client's
+   * accumulator (chat `thinking_blocks` once, at the end) but for a hop as it comes (each block when it closes).
+   */
+  nearestTheClient: boolean;
 }
 
 /**

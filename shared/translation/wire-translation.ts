@@ -95,7 +95,7 @@ export interface TranslationRoute<Request extends WireRequest, ClientEvent, Upst
 export function translateRequest<Request extends WireRequest, ClientEvent, UpstreamEvent>(
   clientRequest: Request,
   route: TranslationRoute<Request, ClientEvent, UpstreamEvent>,
-  context: TranslationContext,
+  context: Omit<TranslationContext, 'nearestTheClient'>,
 ): WireTranslation {
   const { clientWire, upstreamWire, catalog, framing } = route;
   if (catalog?.thinkingRequired) assertThinkingNotSwitchedOff(clientRequest);
@@ -130,8 +130,8 @@ export function translateRequest<Request extends WireRequest, ClientEvent, Upstr
 
   if (framing) throw new Error(`no framing but server-sent events for a translation to ${upstreamWire.wire}`);
   // Nearest the client first; each hop translates the request the one before it produced.
-  const exchanges: AnyExchange[] = path.map((name) => {
-    const exchange = hopImplementation(name).translate(request, context);
+  const exchanges: AnyExchange[] = path.map((name, position) => {
+    const exchange = hopImplementation(name).translate(request, { ...context, nearestTheClient: position === 0 });
     const translated = exchange.request as WireRequest;
     request = inItsForm(translationHopTarget(name), translated);
     return exchange;

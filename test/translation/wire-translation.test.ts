@@ -23,7 +23,7 @@ function catalogEntry(publicId: string) {
 
 const k3 = catalogEntry('alpha/alpha-k3');
 const k27 = catalogEntry('alpha/alpha-k2.7-code');
-const context: TranslationContext = {
+const context: Omit<TranslationContext, 'nearestTheClient'> = {
   requestId: 'req-1',
   publicModel: 'alpha/alpha-k2.7-code',
   upstreamModel: 'alpha-for-coding',

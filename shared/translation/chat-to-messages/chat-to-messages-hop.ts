@@ -51,7 +51,11 @@ export const chatToMessagesHop: TranslationHop<
         );
       },
       streamTransformer: () =>
-        createMessagesToChatTransformer({ ...answerIdentity, includeUsage: includesUsage(chatRequest) }),
+        createMessagesToChatTransformer({
+          ...answerIdentity,
+          includeUsage: includesUsage(chatRequest),
+          thinkingBlocksAsTheyClose: !context.nearestTheClient,
+        }),
     };
   },
 };

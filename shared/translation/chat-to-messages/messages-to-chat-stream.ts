@@ -21,6 +21,12 @@ export interface MessagesToChatStreamOptions {
   includeUsage: boolean;
   /** Unix seconds; now when not given. */
   created?: number;
+  /**
+   * Each signed or redacted reasoning block in a chunk of its own as soon as it closes, rather than the whole list
+   * once with the finish reason: for a hop that reads the stream (Responses → chat, whose reasoning item closes
+   * when the text begins and must carry its blocks then), not for a client's accumulator.
+   */
+  thinkingBlocksAsTheyClose?: boolean;
 }
 
 /** What one upstream content block is, by its index in the message. */
@@ -34,7 +40,8 @@ type BlockState =
  * Messages-format stream events → Chat Completions stream events: every stream opens with the assistant role,
  * text and thinking become `content` and `reasoning_content` deltas, each `tool_use` block a tool call numbered
  * in order of appearance, and the stop reason the finish reason, whose chunk also carries every signed or redacted
- * reasoning block as `thinking_blocks` (openai-chat-thinking-blocks.ts); with `include_usage`, a usage-only chunk
+ * reasoning block as `thinking_blocks` (openai-chat-thinking-blocks.ts; or each block as it closes, see
+ * `thinkingBlocksAsTheyClose`); with `include_usage`, a usage-only chunk
  * comes before `[DONE]`. An upstream `error` event ends the stream with chat's error payload.
  */
 export function createMessagesToChatTransformer(
@@ -80,7 +87,14 @@ export function createMessagesToChatTransformer(
   const finish = (reason: ChatFinishReason) => {
     if (finishReason !== undefined) return;
     finishReason = reason;
-    emit(thinkingBlocks.length > 0 ? { thinking_blocks: thinkingBlocks } : {}, reason);
+    const untold = options.thinkingBlocksAsTheyClose ? [] : thinkingBlocks;
+    emit(untold.length > 0 ? { thinking_blocks: untold } : {}, reason);
+  };
+
+  /** A reasoning block that is whole: kept for the finish, or told at once to a hop that reads as it comes. */
+  const addThinkingBlock = (block: ChatThinkingBlockOut) => {
+    thinkingBlocks.push(block);
+    if (options.thinkingBlocksAsTheyClose) emit({ thinking_blocks: [block] });
   };
 
   const complete = () => {
@@ -118,7 +132,7 @@ export function createMessagesToChatTransformer(
         return;
       case 'redacted_thinking':
         // Encrypted reasoning: nothing to show, but it must go back upstream as it came.
-        if (block.data) thinkingBlocks.push({ type: 'redacted_thinking', data: block.data });
+        if (block.data) addThinkingBlock({ type: 'redacted_thinking', data: block.data });
         blocks.set(event.index, { kind: 'ignored' });
         return;
       case 'tool_use': {
@@ -167,7 +181,7 @@ export function createMessagesToChatTransformer(
   const onBlockStop = (index: number) => {
     const block = blocks.get(index);
     if (block?.kind === 'thinking' && block.signature) {
-      thinkingBlocks.push({ type: 'thinking', thinking: block.thinking, signature: block.signature });
+      addThinkingBlock({ type: 'thinking', thinking: block.thinking, signature: block.signature });
     }
     if (block?.kind !== 'tool_use' || block.sentArguments) return;
     block.sentArguments = true;

@@ -1,5 +1,9 @@
 import type { EventTransformer } from '../../streams/event-transformer.ts';
 import type { ChatChunkToolCall, ChatStreamEvent } from '../../wires/openai-chat/openai-chat-stream-event.ts';
+import {
+  type ChatThinkingBlockOut,
+  signedThinkingBlocks,
+} from '../../wires/openai-chat/openai-chat-thinking-blocks.ts';
 import type { ResponsesItemStatus, ResponsesUsageOut } from '../../wires/openai-responses/openai-responses-response.ts';
 import type { ResponsesStreamEventOut } from '../../wires/openai-responses/openai-responses-stream-event.ts';
 import { buildResponse, defaultResponseForm, type ResponseIdentity, type ResponseState } from './build-response.ts';
@@ -98,7 +102,7 @@ export function createChatToResponsesTransformer(
 
   const reasoningPart = (text: string) => ({ type: 'summary_text' as const, text });
 
-  const appendReasoning = (text: string) => {
+  const openReasoningItem = () => {
     closeMessage();
     if (!openReasoning) {
       openReasoning = openItem((outputIndex) => reasoningState(identity.id, outputIndex));
@@ -114,12 +118,27 @@ export function createChatToResponsesTransformer(
         });
       }
     }
-    const { state, outputIndex } = openReasoning;
+    return openReasoning;
+  };
+
+  const appendReasoning = (text: string) => {
+    const { state, outputIndex } = openReasoningItem();
     state.text += text;
     const base = { item_id: state.id, output_index: outputIndex, delta: text };
     if (form.reasoningAs === 'summary')
       send({ type: 'response.reasoning_summary_text.delta', ...base, summary_index: 0 });
     else send({ type: 'response.reasoning_text.delta', ...base, content_index: 0 });
+  };
+
+  /**
+   * Signed reasoning blocks join the open reasoning item, whose `encrypted_content` carries them when it closes. The
+   * K2.7 route's hop tells each block as it closes, before the answer proper begins; a block that opens the answer
+   * (redacted thinking) opens the item. Blocks told only once the answer proper has begun (a chat upstream that
+   * signs, and gives its list with the finish reason) come too late for a closed item and are not carried.
+   */
+  const addThinkingBlocks = (blocks: ChatThinkingBlockOut[]) => {
+    if (blocks.length === 0 || (!openReasoning && items.length > 0)) return;
+    openReasoningItem().state.thinkingBlocks.push(...blocks);
   };
 
   const closeReasoning = () => {
@@ -285,6 +304,7 @@ export function createChatToResponsesTransformer(
           if ((choice.index ?? 0) !== 0) continue;
           const delta = choice.delta;
           if (delta?.reasoning_content) appendReasoning(delta.reasoning_content);
+          addThinkingBlocks(signedThinkingBlocks(delta?.thinking_blocks));
           if (delta?.content) appendToMessage('output_text', delta.content);
           if (delta?.refusal) appendToMessage('refusal', delta.refusal);
           for (const [position, call] of (delta?.tool_calls ?? []).entries()) onToolCallDelta(call, position);

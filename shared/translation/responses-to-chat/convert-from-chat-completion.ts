@@ -1,4 +1,5 @@
 import type { ChatCompletionAnswer } from '../../wires/openai-chat/openai-chat-answer.ts';
+import { signedThinkingBlocks } from '../../wires/openai-chat/openai-chat-thinking-blocks.ts';
 import type { ResponsesItemStatus, ResponsesResponse } from '../../wires/openai-responses/openai-responses-response.ts';
 import { unreadableAnswer } from '../../wires/parse-json.ts';
 import { buildResponse, defaultResponseForm, type ResponseForm, type ResponseIdentity } from './build-response.ts';
@@ -17,7 +18,7 @@ type ChatAnswerMessage = NonNullable<NonNullable<ChatCompletionAnswer['choices']
 
 /**
  * A `chat.completion` → a Responses `response`. The items come in the vendor's order: the reasoning
- * (`reasoning_content`) as a reasoning item, the text and any refusal as one message item, each tool call a
+ * (`reasoning_content`, and the signed `thinking_blocks` for its `encrypted_content`) as a reasoning item, the text and any refusal as one message item, each tool call a
  * function call item (a custom tool's, a custom tool call item) after it. A stop by length is `incomplete` with
  * reason `max_output_tokens`. An answer without a choice is an upstream fault (502).
  */
@@ -43,7 +44,10 @@ export function convertChatCompletionToResponse(
 
 function itemStatesOf(message: ChatAnswerMessage, responseId: string, form: ResponseForm): ItemState[] {
   const states: ItemState[] = [];
-  if (message.reasoning_content) states.push(reasoningState(responseId, states.length, message.reasoning_content));
+  const thinkingBlocks = signedThinkingBlocks(message.thinking_blocks);
+  if (message.reasoning_content || thinkingBlocks.length > 0) {
+    states.push(reasoningState(responseId, states.length, message.reasoning_content ?? '', thinkingBlocks));
+  }
   const calls = message.tool_calls ?? [];
   const parts: MessagePartState[] = [];
   if (message.content) parts.push({ type: 'output_text', text: message.content });

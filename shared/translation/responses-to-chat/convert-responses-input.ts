@@ -2,6 +2,7 @@ import { badRequest } from '../../http/gateway-error.ts';
 import { mediaTypeOfDataUrl, modalityOfMediaType } from '../../wires/input-media.ts';
 import type { ChatToolCallOut } from '../../wires/openai-chat/openai-chat-answer.ts';
 import type { ChatMediaPartOut, ChatMessageOut, ChatTextPartOut } from '../../wires/openai-chat/openai-chat-request.ts';
+import type { ChatThinkingBlockOut } from '../../wires/openai-chat/openai-chat-thinking-blocks.ts';
 import {
   type ResponsesContentPart,
   type ResponsesMessageItem,
@@ -10,7 +11,7 @@ import {
   readInputItem,
 } from '../../wires/openai-responses/openai-responses-input.ts';
 import { customToolInputArgument } from './convert-responses-tools.ts';
-import { decodeReasoningState } from './reasoning-state.ts';
+import { decodeReasoningState, type ReasoningState } from './reasoning-state.ts';
 import { storedStateUnsupported } from './stored-state.ts';
 
 type AssistantMessage = Extract<ChatMessageOut, { role: 'assistant' }>;
@@ -30,7 +31,8 @@ type UserPart = ChatTextPartOut | ChatMediaPartOut;
  *   the input (a result for no call is refused); images in a result, which a chat tool message cannot hold, follow
  *   the results in a user message;
  * - a `reasoning` item goes back as the `reasoning_content` of the assistant message after it: the text the
- *   gateway's own `encrypted_content` holds (reasoning-state.ts), else its reasoning text, else its summary;
+ *   gateway's own `encrypted_content` holds (reasoning-state.ts), else its reasoning text, else its summary; the
+ *   signed blocks that state holds go back unchanged as that message's `thinking_blocks`;
  * - an `item_reference` names an item stored by the server: one to a reasoning item is left out (reasoning is
  *   context the model can do without), any other is refused, as the gateway stores nothing.
  *
@@ -50,8 +52,9 @@ export function convertResponsesInput(
 
   /** The assistant message the next tool call joins, until something else comes between. */
   let openAssistant: AssistantMessage | undefined;
-  /** Reasoning waiting for the assistant message it led to. */
+  /** Reasoning waiting for the assistant message it led to: its text, and the upstream's signed blocks. */
   let pendingReasoning: string[] = [];
+  let pendingThinkingBlocks: ChatThinkingBlockOut[] = [];
   /** Images from tool results, sent as a user message once the run of results ends. */
   let resultImages: ChatMediaPartOut[] = [];
   const calls = new Set<string>();
@@ -65,7 +68,9 @@ export function convertResponsesInput(
     flushResultImages();
     const message: AssistantMessage = { role: 'assistant', content };
     if (pendingReasoning.length > 0) message.reasoning_content = pendingReasoning.join('\n\n');
+    if (pendingThinkingBlocks.length > 0) message.thinking_blocks = pendingThinkingBlocks;
     pendingReasoning = [];
+    pendingThinkingBlocks = [];
     messages.push(message);
     return message;
   };
@@ -98,6 +103,7 @@ export function convertResponsesInput(
         } else {
           flushResultImages();
           pendingReasoning = [];
+          pendingThinkingBlocks = [];
           messages.push(messageOf(item, where));
         }
         return;
@@ -117,8 +123,9 @@ export function convertResponsesInput(
         return;
       case 'reasoning': {
         openAssistant = undefined;
-        const text = reasoningTextOf(item);
-        if (text) pendingReasoning.push(text);
+        const reasoning = reasoningOf(item);
+        if (reasoning.text) pendingReasoning.push(reasoning.text);
+        pendingThinkingBlocks.push(...(reasoning.thinkingBlocks ?? []));
         return;
       }
       case 'item_reference':
@@ -256,10 +263,11 @@ function toolOutputOf(
   return { text: texts.length > 0 ? singleText(texts) : '', images };
 }
 
-function reasoningTextOf(item: ResponsesReasoningItem): string | undefined {
+/** The reasoning an item gives back: the gateway's own state where it carries one, else its text or its summary. */
+function reasoningOf(item: ResponsesReasoningItem): ReasoningState {
   const state = decodeReasoningState(item.encrypted_content);
-  if (state) return state.text;
+  if (state) return state;
   const joined = (parts: readonly { text: string }[] | null | undefined) =>
     (parts ?? []).map((part) => part.text).join('\n\n');
-  return joined(item.content) || joined(item.summary) || undefined;
+  return { text: joined(item.content) || joined(item.summary) };
 }

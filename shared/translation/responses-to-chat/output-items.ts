@@ -1,3 +1,4 @@
+import type { ChatThinkingBlockOut } from '../../wires/openai-chat/openai-chat-thinking-blocks.ts';
 import type {
   ResponsesItemStatus,
   ResponsesMessagePart,
@@ -9,7 +10,7 @@ import { encodeReasoningState } from './reasoning-state.ts';
 
 /**
  * The output items of a translated answer, as the whole answer and the stream both build them: a reasoning item for
- * chat `reasoning_content`, a message item for the text and the refusal, a function or custom tool call item for
+ * chat `reasoning_content` and `thinking_blocks`, a message item for the text and the refusal, a function or custom tool call item for
  * each chat tool call. Each kind has one state, and one function makes the item from it.
  */
 
@@ -17,6 +18,8 @@ export interface ReasoningState {
   kind: 'reasoning';
   id: string;
   text: string;
+  /** The upstream's signed and redacted blocks (chat `thinking_blocks`), carried in `encrypted_content`. */
+  thinkingBlocks: ChatThinkingBlockOut[];
   status: ResponsesItemStatus;
 }
 
@@ -46,8 +49,19 @@ export interface CallState {
 export type ItemState = ReasoningState | MessageState | CallState;
 
 /** A new item's state; its id is derived from the response id and its place in the output. */
-export function reasoningState(responseId: string, outputIndex: number, text = ''): ReasoningState {
-  return { kind: 'reasoning', id: outputItemId('rs', responseId, outputIndex), text, status: 'in_progress' };
+export function reasoningState(
+  responseId: string,
+  outputIndex: number,
+  text = '',
+  thinkingBlocks: ChatThinkingBlockOut[] = [],
+): ReasoningState {
+  return {
+    kind: 'reasoning',
+    id: outputItemId('rs', responseId, outputIndex),
+    text,
+    thinkingBlocks,
+    status: 'in_progress',
+  };
 }
 
 export function messageState(responseId: string, outputIndex: number, parts: MessagePartState[] = []): MessageState {
@@ -110,7 +124,7 @@ export function itemOf(state: ItemState, form: ResponseForm): ResponsesOutputIte
         summary: form.reasoningAs === 'summary' && state.text ? [{ type: 'summary_text', ...text }] : [],
         ...(form.reasoningAs === 'content' ? { content: state.text ? [{ type: 'reasoning_text', ...text }] : [] } : {}),
         ...(form.encryptedReasoning && state.status !== 'in_progress'
-          ? { encrypted_content: encodeReasoningState(text) }
+          ? { encrypted_content: encodeReasoningState({ ...text, thinkingBlocks: state.thinkingBlocks }) }
           : {}),
       };
     }

@@ -1,12 +1,22 @@
+import * as z from '../../validation/zod.ts';
+import {
+  type ChatThinkingBlockOut,
+  chatThinkingBlockSchema,
+  signedThinkingBlocks,
+} from '../../wires/openai-chat/openai-chat-thinking-blocks.ts';
+
 /**
- * The gateway's form of a reasoning item's `encrypted_content` on a translated route: the model's reasoning text,
- * kept by the client rather than by the gateway, which stores no conversations. A client that sends the item back
- * (Codex CLI does, with `store: false` and `include: ["reasoning.encrypted_content"]`) gives the reasoning back to
- * the upstream exactly as the model wrote it, as chat `reasoning_content` (a thinking block on the messages route).
+ * The gateway's form of a reasoning item's `encrypted_content` on a translated route: the model's reasoning, kept
+ * by the client rather than by the gateway, which stores no conversations. A client that sends the item back (Codex
+ * CLI does, with `store: false` and `include: ["reasoning.encrypted_content"]`) gives the reasoning back to the
+ * upstream exactly as the model wrote it: its text as chat `reasoning_content`, and where the upstream signed it (the
+ * K2.7 route) its blocks, signatures and redacted thinking included, unchanged as chat `thinking_blocks`
+ * (openai-chat-thinking-blocks.ts), which the messages route sends back as they came, so a strict upstream's tool
+ * loop goes on.
  *
  * It is an encoding, not encryption: the text is the client's own answer, and the gateway has nothing to hide in
- * it or to prove with it. A value in any other form (the vendor's own encrypted state, from a native connection)
- * means nothing to a chat upstream and is not read.
+ * it or to prove with it (the signatures are the upstream's, which checks them). A value in any other form (the
+ * vendor's own encrypted state, from a native connection) means nothing to a chat upstream and is not read.
  */
 
 const prefix = 'gateway-reasoning.v1.';
@@ -14,21 +24,31 @@ const prefix = 'gateway-reasoning.v1.';
 export interface ReasoningState {
   /** The reasoning as the model wrote it (chat `reasoning_content`). */
   text: string;
+  /** The upstream's signed and redacted reasoning blocks, as they came (chat `thinking_blocks`); absent when none. */
+  thinkingBlocks?: ChatThinkingBlockOut[];
 }
 
+const stateSchema = z.object({
+  text: z.string(),
+  thinkingBlocks: z.optional(z.array(chatThinkingBlockSchema)),
+});
+
 export function encodeReasoningState(state: ReasoningState): string {
-  return prefix + Buffer.from(JSON.stringify(state), 'utf8').toString('base64url');
+  const written = state.thinkingBlocks?.length ? state : { text: state.text };
+  return prefix + Buffer.from(JSON.stringify(written), 'utf8').toString('base64url');
 }
 
 /** The state a value of the gateway's form holds; undefined for anything else, never an error. */
 export function decodeReasoningState(value: string | null | undefined): ReasoningState | undefined {
   if (!value?.startsWith(prefix)) return undefined;
+  let decoded: unknown;
   try {
-    const decoded: unknown = JSON.parse(Buffer.from(value.slice(prefix.length), 'base64url').toString('utf8'));
-    if (typeof decoded !== 'object' || decoded === null) return undefined;
-    const { text } = decoded as { text?: unknown };
-    return typeof text === 'string' ? { text } : undefined;
+    decoded = JSON.parse(Buffer.from(value.slice(prefix.length), 'base64url').toString('utf8'));
   } catch {
     return undefined;
   }
+  const parsed = stateSchema.safeParse(decoded);
+  if (!parsed.success) return undefined;
+  const blocks = signedThinkingBlocks(parsed.data.thinkingBlocks);
+  return blocks.length > 0 ? { text: parsed.data.text, thinkingBlocks: blocks } : { text: parsed.data.text };
 }

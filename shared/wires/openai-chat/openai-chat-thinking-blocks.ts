@@ -25,3 +25,16 @@ export type ChatThinkingBlockIn = z.infer<typeof chatThinkingBlockSchema>;
 export type ChatThinkingBlockOut =
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'redacted_thinking'; data: string };
+
+/**
+ * The blocks that can go back to a signing upstream, as the gateway writes them: redacted thinking, and thinking
+ * with the signature it came with (one without is reasoning text only, which `reasoning_content` carries).
+ */
+export function signedThinkingBlocks(
+  blocks: readonly ChatThinkingBlockIn[] | null | undefined,
+): ChatThinkingBlockOut[] {
+  return (blocks ?? []).flatMap((block): ChatThinkingBlockOut[] => {
+    if (block.type === 'redacted_thinking') return [{ type: 'redacted_thinking', data: block.data }];
+    return block.signature ? [{ type: 'thinking', thinking: block.thinking, signature: block.signature }] : [];
+  });
+}
