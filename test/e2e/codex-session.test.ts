@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { thinkingSignature } from '../support/fake-upstream/signed-thinking.ts';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
-import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import { alphaRoutes, useGatewayFixture } from '../support/gateway-fixture.ts';
 import { parseSseText } from '../support/sse-fixtures.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 import { settledRecord } from '../support/usage-records.ts';
@@ -14,7 +15,7 @@ import { settledRecord } from '../support/usage-records.ts';
  * received is checked at every turn.
  */
 const fixture = useGatewayFixture({
-  connections: [{ provider: 'acme', wire: 'openai-chat', models: ['acme-coder'] }],
+  connections: [{ provider: 'acme', wire: 'openai-chat', models: ['acme-coder'] }, ...alphaRoutes],
   member: { dailyTokens: 5_000_000 },
 });
 let upstream: FakeUpstream;
@@ -88,7 +89,10 @@ interface StreamedEvent {
 }
 
 /** One turn as Codex sends it; the events it reads back, parsed from the server-sent events. */
-async function codexTurn(input: unknown[]): Promise<{ events: StreamedEvent[]; requestId: string }> {
+async function codexTurn(
+  input: unknown[],
+  model = 'acme/acme-coder',
+): Promise<{ events: StreamedEvent[]; requestId: string }> {
   const response = await fetch(`${gateway.baseURL}/responses`, {
     method: 'POST',
     headers: {
@@ -99,7 +103,7 @@ async function codexTurn(input: unknown[]): Promise<{ events: StreamedEvent[]; r
       session_id: sessionId,
     },
     body: JSON.stringify({
-      model: 'acme/acme-coder',
+      model,
       instructions,
       input,
       tools: codexTools,
@@ -286,5 +290,100 @@ describe('a Codex-shaped session through a chat-only model', () => {
     const { events } = await codexTurn(firstInput);
     expect(events.map((event) => event.type).slice(-2)).toEqual(['error', 'response.failed']);
     expect(events.at(-1)).toMatchObject({ response: { status: 'failed' } });
+  });
+});
+
+/**
+ * The same session through K2.7 (responses → chat → messages), whose upstream signs its reasoning and, with thinking
+ * on, refuses a tool loop whose assistant turn does not begin with its signed thinking, unchanged (the fake upstream
+ * checks as the vendor does). The signed and redacted blocks travel in each reasoning item's `encrypted_content`,
+ * which Codex keeps and sends back, and reach the upstream before the turn's tool call.
+ */
+describe('a Codex-shaped session through K2.7, whose upstream checks signed thinking', () => {
+  interface MessagesSent {
+    messages: { role: string; content: { type: string; signature?: string; data?: string }[] }[];
+    thinking?: { type: string };
+  }
+  const sentTurns = (index: number) => (upstream.requests[index]?.json as MessagesSent).messages;
+  const summaryOf = (item: Record<string, unknown> | undefined) =>
+    (item?.summary as { text: string }[] | undefined)?.map((part) => part.text).join('') ?? '';
+
+  it('streams two tool turns and a final answer, each turn`s thinking going back signed', async () => {
+    upstream.setScenario((request) => {
+      switch (request.index) {
+        case 0:
+          return {
+            type: 'answer',
+            redactedThinking: true,
+            toolCall: { name: 'shell', arguments: '{"command":["ls"]}' },
+          };
+        case 1:
+          return { type: 'answer', toolCall: { name: 'shell', arguments: '{"command":["cat","README.md"]}' } };
+        default:
+          return { type: 'answer', text: 'The README says hello.' };
+      }
+    });
+
+    const first = await codexTurn(firstInput, 'alpha-k2.7-code');
+    const firstItems = keptItems(first.events);
+    expect(firstItems.map((item) => item.type)).toEqual(['reasoning', 'function_call']);
+    expect(upstream.requests[0]?.json).toMatchObject({ thinking: { type: 'enabled' } });
+    const reasoningText = summaryOf(firstItems[0]);
+    expect(reasoningText).toMatch(/^considering: .*Add a greeting file\.$/);
+    const firstCall = String(firstItems[1]?.call_id);
+
+    const secondInput = [
+      ...firstInput,
+      ...firstItems,
+      { type: 'function_call_output', call_id: firstCall, output: 'README.md\n' },
+    ];
+    const second = await codexTurn(secondInput, 'alpha-k2.7-code');
+    expect(second.events.at(-1)).toMatchObject({ type: 'response.completed' });
+    // The assistant turn begins with the upstream's own blocks, unchanged: the signed thinking, the redacted one.
+    expect(sentTurns(1)[1]?.content).toEqual([
+      { type: 'thinking', thinking: reasoningText, signature: thinkingSignature(reasoningText) },
+      { type: 'redacted_thinking', data: expect.stringMatching(/^fake-redacted\./) },
+      expect.objectContaining({ type: 'tool_use', id: firstCall }),
+    ]);
+    const secondItems = keptItems(second.events);
+    expect(secondItems.map((item) => item.type)).toEqual(['reasoning', 'function_call']);
+    const secondCall = String(secondItems[1]?.call_id);
+
+    const third = await codexTurn(
+      [...secondInput, ...secondItems, { type: 'function_call_output', call_id: secondCall, output: 'hello' }],
+      'alpha-k2.7-code',
+    );
+    expect(third.events.at(-1)).toMatchObject({ type: 'response.completed', response: { status: 'completed' } });
+    expect(keptItems(third.events).at(-1)).toMatchObject({
+      type: 'message',
+      content: [{ type: 'output_text', text: 'The README says hello.' }],
+    });
+    const secondReasoning = summaryOf(secondItems[0]);
+    expect(sentTurns(2)[3]?.content).toEqual([
+      { type: 'thinking', thinking: secondReasoning, signature: thinkingSignature(secondReasoning) },
+      expect.objectContaining({ type: 'tool_use', id: secondCall }),
+    ]);
+  });
+
+  it('is refused by the strict upstream when the reasoning items are not sent back', async () => {
+    upstream.nextResponse({ type: 'answer', toolCall: { name: 'shell', arguments: '{"command":["ls"]}' } });
+    const first = await codexTurn(firstInput, 'alpha-k2.7-code');
+    const withoutReasoning = keptItems(first.events).filter((item) => item.type !== 'reasoning');
+    const response = await fetch(`${gateway.baseURL}/responses`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${fixture.member.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'alpha-k2.7-code',
+        input: [
+          ...firstInput,
+          ...withoutReasoning,
+          { type: 'function_call_output', call_id: withoutReasoning[0]?.call_id, output: 'x' },
+        ],
+        tools: codexTools.slice(0, 1),
+        store: false,
+      }),
+    });
+    expect(response.status).toBe(400);
+    expect(await response.text()).toContain('must start with a thinking block');
   });
 });
