@@ -74,8 +74,8 @@ export interface ConnectionInput {
   provider: string;
   wire: 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini';
   baseUrl: string;
-  /** Model ids, or ids with the limits the connection declares for them. */
-  models?: (string | { id: string; contextWindow?: number; maxOutput?: number })[];
+  /** Model ids, or ids with the limits (and the input modalities) the connection declares for them. */
+  models?: (string | { id: string; contextWindow?: number; maxOutput?: number; inputModalities?: string[] })[];
   upstream?: string;
   privateNetwork?: boolean;
   apiKey?: string;
