@@ -53,7 +53,14 @@ export const connectionSchema = z.object({
   baseUrl: z.string(),
   models: z.nullish(z.array(z.string())),
   modelLimits: z.nullish(
-    z.array(z.object({ id: z.string(), contextWindow: z.nullish(z.number()), maxOutput: z.nullish(z.number()) })),
+    z.array(
+      z.object({
+        id: z.string(),
+        contextWindow: z.nullish(z.number()),
+        maxOutput: z.nullish(z.number()),
+        inputModalities: z.nullish(z.array(z.string())),
+      }),
+    ),
   ),
   upstream: z.nullish(z.string()),
   privateNetwork: z.nullish(z.boolean()),

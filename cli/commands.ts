@@ -292,8 +292,8 @@ export const commandTable: readonly Command[] = [
         httpUrlFlag('URL', "base URL as the provider's SDK takes it (see the README's table of base URLs)"),
       ),
       models: modelsFlag(
-        'id[:ctx=N][:max=N],...',
-        'model IDs served by this connection, each with its context window and largest output in tokens if known',
+        'id[:ctx=N][:max=N][:input=image+video],...',
+        'model IDs served by this connection, each with its context window and largest output in tokens and the media it takes (image, video, audio, file) if known',
       ),
       upstream: textFlag('PREFIX', 'upstream prefix that routes to this connection'),
       'private-network': optionalSwitch(

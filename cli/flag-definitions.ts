@@ -158,13 +158,19 @@ export function listFlag(
 }
 
 /** A model a connection serves, as the admin API takes it: its id, or its id with its limits in tokens. */
-export type ModelDeclaration = string | { id: string; contextWindow?: number; maxOutput?: number };
+export type ModelDeclaration =
+  | string
+  | { id: string; contextWindow?: number; maxOutput?: number; inputModalities?: string[] };
 
-const limitSuffix = /:(ctx|max)=([^:]*)$/;
+const limitSuffix = /:(ctx|max|input)=([^:]*)$/;
+
+/** What `:input=` may name, joined by `+`: the media a model takes besides text (the gateway checks them again). */
+const mediaNames = new Set(['text', 'image', 'video', 'audio', 'file']);
 
 /**
- * Models with optional limits: `acme-1:ctx=200000:max=8192,acme-2`. Only `:ctx=N` and `:max=N` at the end of an item
- * are limits, so an id that holds colons itself (`llama3:8b`, `ft:gpt-4o:org:x`) stays whole.
+ * Models with optional limits: `acme-1:ctx=200000:max=8192:input=image+video,acme-2`. Only `:ctx=N`, `:max=N` and
+ * `:input=KINDS` at the end of an item are limits, so an id that holds colons itself (`llama3:8b`,
+ * `ft:gpt-4o:org:x`) stays whole.
  */
 export function modelsFlag(valueName: string, description: string): FlagDefinition<ModelDeclaration[] | undefined> {
   const items = listFlag(valueName, description);
@@ -179,11 +185,23 @@ export function modelsFlag(valueName: string, description: string): FlagDefiniti
 
 function readModelDeclaration(item: string, flag: string): ModelDeclaration {
   let id = item;
-  const limits: { contextWindow?: number; maxOutput?: number } = {};
+  const limits: { contextWindow?: number; maxOutput?: number; inputModalities?: string[] } = {};
   for (let suffix = limitSuffix.exec(id); suffix; suffix = limitSuffix.exec(id)) {
     const [whole, name, value = ''] = suffix;
-    const field = name === 'ctx' ? 'contextWindow' : 'maxOutput';
+    const field = name === 'ctx' ? 'contextWindow' : name === 'max' ? 'maxOutput' : 'inputModalities';
     if (limits[field] !== undefined) throw new UsageError(`--${flag}: '${item}' gives ${name}= twice`);
+    id = id.slice(0, -whole.length);
+    if (field === 'inputModalities') {
+      const kinds = value.split('+');
+      const unknown = kinds.find((kind) => !mediaNames.has(kind));
+      if (unknown !== undefined) {
+        throw new UsageError(
+          `--${flag}: input= takes text, image, video, audio and file joined by +, got '${unknown}' in '${item}'`,
+        );
+      }
+      limits.inputModalities = kinds;
+      continue;
+    }
     const tokens = /^\d+$/.test(value) ? Number(value) : Number.NaN;
     if (!Number.isSafeInteger(tokens) || tokens < 1) {
       throw new UsageError(
@@ -191,7 +209,6 @@ function readModelDeclaration(item: string, flag: string): ModelDeclaration {
       );
     }
     limits[field] = tokens;
-    id = id.slice(0, -whole.length);
   }
   if (id === '') throw new UsageError(`--${flag}: '${item}' names no model`);
   return Object.keys(limits).length === 0 ? id : { id, ...limits };

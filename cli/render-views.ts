@@ -87,14 +87,15 @@ export function renderKeys(keys: readonly KeyView[]): string {
   ]);
 }
 
-/** Models in the spelling of `--models`, limits included: `acme-1:ctx=200000:max=8192,acme-2`. */
+/** Models in the spelling of `--models`, limits included: `acme-1:ctx=200000:max=8192:input=text+image,acme-2`. */
 function formatModels(connection: ConnectionView): string {
   const limits = new Map((connection.modelLimits ?? []).map((entry) => [entry.id, entry]));
   const models = (connection.models ?? []).map((model) => {
     const entry = limits.get(model);
     const context = entry?.contextWindow ? `:ctx=${entry.contextWindow}` : '';
     const output = entry?.maxOutput ? `:max=${entry.maxOutput}` : '';
-    return `${model}${context}${output}`;
+    const input = entry?.inputModalities ? `:input=${entry.inputModalities.join('+')}` : '';
+    return `${model}${context}${output}${input}`;
   });
   return orDash(models.join(','));
 }

@@ -192,7 +192,7 @@ describe('requests sent to the admin API', () => {
         '--models',
         'acme-1:ctx=200000:max=8192, acme-2 ,llama3:8b:max=4096',
         '--models',
-        'ft:gpt-4o:org:x,acme-3:max=1024:ctx=32000',
+        'ft:gpt-4o:org:x,acme-3:max=1024:ctx=32000,acme-4:input=image+video:ctx=64000',
         '--api-key-stdin',
       ],
       'credential\n',
@@ -205,6 +205,7 @@ describe('requests sent to the admin API', () => {
         { id: 'llama3:8b', maxOutput: 4_096 },
         'ft:gpt-4o:org:x',
         { id: 'acme-3', contextWindow: 32_000, maxOutput: 1_024 },
+        { id: 'acme-4', contextWindow: 64_000, inputModalities: ['image', 'video'] },
       ],
     });
   });

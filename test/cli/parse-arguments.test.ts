@@ -83,6 +83,11 @@ const usageErrors: readonly (readonly [label: string, argv: readonly string[], m
     /--models: 'acme-1:max=1:max=2' gives max= twice/,
   ],
   [
+    'an input kind that is none',
+    ['connection', 'create', ...connectionFlags, '--models', 'acme-1:input=image+smell', '--api-key-stdin'],
+    /--models: input= takes text, image, video, audio and file joined by \+, got 'smell' in 'acme-1:input=image\+smell'/,
+  ],
+  [
     'limits without a model',
     ['connection', 'create', ...connectionFlags, '--models', ':ctx=100', '--api-key-stdin'],
     /--models: ':ctx=100' names no model/,
@@ -195,7 +200,7 @@ describe('help', () => {
       'gateway-admin key list [--member ID] [--json]',
       'gateway-admin key revoke ID [--json]',
       'gateway-admin key rotate ID [--json]',
-      'gateway-admin connection create --provider NAME --wire openai-chat|openai-responses|anthropic-messages|gemini --base-url URL [--models id[:ctx=N][:max=N],...] [--upstream PREFIX] [--private-network] --api-key-stdin [--json]',
+      'gateway-admin connection create --provider NAME --wire openai-chat|openai-responses|anthropic-messages|gemini --base-url URL [--models id[:ctx=N][:max=N][:input=image+video],...] [--upstream PREFIX] [--private-network] --api-key-stdin [--json]',
       'gateway-admin connection list [--json]',
       'gateway-admin connection test ID [--generate] [--model ID] [--json]',
       'gateway-admin connection enable ID [--json]',

@@ -90,7 +90,7 @@ describe('readable output', () => {
     const connections = await runAgainstStub(['connection', 'list']);
     expect(cellUnder(connections.stdout, 'BASE URL', 0)).toBe('https://api.example.com/v1');
     // Limits are shown as --models takes them.
-    expect(cellUnder(connections.stdout, 'MODELS', 0)).toBe('alpha-1:ctx=200000:max=8192,alpha-2');
+    expect(cellUnder(connections.stdout, 'MODELS', 0)).toBe('alpha-1:ctx=200000:max=8192:input=text+image,alpha-2');
     expect(cellUnder(connections.stdout, 'ENABLED', 0)).toBe('yes');
   });
 

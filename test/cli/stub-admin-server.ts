@@ -58,7 +58,7 @@ export const connectionFixture = {
   wire: 'openai-chat',
   baseUrl: 'https://api.example.com/v1',
   models: ['alpha-1', 'alpha-2'],
-  modelLimits: [{ id: 'alpha-1', contextWindow: 200_000, maxOutput: 8_192 }],
+  modelLimits: [{ id: 'alpha-1', contextWindow: 200_000, maxOutput: 8_192, inputModalities: ['text', 'image'] }],
   upstream: 'alpha',
   enabled: true,
   createdAt,
