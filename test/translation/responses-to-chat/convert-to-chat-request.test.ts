@@ -133,9 +133,48 @@ describe('convertResponsesRequestToChat: input', () => {
     ]);
   });
 
+  it('carries inline files that are images or videos as those parts, also in a tool`s output', () => {
+    const video = 'data:video/mp4;base64,AAAAGGZ0eXBpc29t';
+    const image = 'data:image/jpeg;base64,/9j/4AAQ';
+    expect(
+      convert({
+        input: [
+          {
+            role: 'user',
+            content: [
+              { type: 'input_file', file_data: video, filename: 'clip.mp4' },
+              { type: 'input_file', file_data: image, filename: 'photo.jpg' },
+            ],
+          },
+          { type: 'function_call', call_id: 'call_r', name: 'record', arguments: '{}' },
+          { type: 'function_call_output', call_id: 'call_r', output: [{ type: 'input_file', file_data: video }] },
+        ],
+      }).messages,
+    ).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'video_url', video_url: { url: video } },
+          { type: 'image_url', image_url: { url: image } },
+        ],
+      },
+      expect.objectContaining({ role: 'assistant' }),
+      { role: 'tool', tool_call_id: 'call_r', content: '' },
+      { role: 'user', content: [{ type: 'video_url', video_url: { url: video } }] },
+    ]);
+  });
+
   it.each([
     ['an image by file id', { role: 'user', content: [{ type: 'input_image', file_id: 'file-abc' }] }],
     ['a file', { role: 'user', content: [{ type: 'input_file', file_id: 'file-abc' }] }],
+    [
+      'a PDF',
+      {
+        role: 'user',
+        content: [{ type: 'input_file', file_data: 'data:application/pdf;base64,JVBE', filename: 'a.pdf' }],
+      },
+    ],
+    ['audio', { role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }] }],
     [
       'an image in a system message',
       { role: 'system', content: [{ type: 'input_image', image_url: 'https://a.test/b.png' }] },
