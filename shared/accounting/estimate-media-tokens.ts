@@ -12,7 +12,7 @@ import { type MediaModality, modalityOfMediaType } from '../wires/input-media.ts
  *   the alpha family and Qwen: one token per 28×28) and shrink large images (Anthropic to 1.15 megapixels, about
  *   1,600 tokens; OpenAI to 2048×768 tiles), so what they bill is several times lower; 258 is Gemini's flat price
  *   of a small image, the highest of a tiny one. An image whose header cannot be read is priced as its text.
- * - **A video** is priced as its text — about one token a byte, for ordinary video hundreds of times what a vendor
+ * - **A video** is priced as its text — about 1.3 tokens a byte, for ordinary video hundreds of times what a vendor
  *   bills for its length (Gemini documents 263 tokens a second) — and marks the request, so that where the model's
  *   context window is stated the reservation holds the whole window for the input (`reservedInputTokens`): its
  *   count depends on its duration and on the frames the upstream samples, which the gateway does not decode, and
