@@ -304,7 +304,7 @@ describe('a Codex-shaped session through K2.7, whose upstream checks signed thin
     messages: { role: string; content: { type: string; signature?: string; data?: string }[] }[];
     thinking?: { type: string };
   }
-  const sentTurns = (index: number) => (upstream.requests[index]?.json as MessagesSent).messages;
+  const sentTurns = (index: number) => (upstream.requests[index]?.json as MessagesSent | undefined)?.messages ?? [];
   const summaryOf = (item: Record<string, unknown> | undefined) =>
     (item?.summary as { text: string }[] | undefined)?.map((part) => part.text).join('') ?? '';
 
