@@ -6,17 +6,10 @@ import {
   surelyHeldInputTokens,
 } from '../../shared/accounting/estimate-input-tokens.ts';
 import { imageTokens, smallestImageTokens } from '../../shared/accounting/estimate-media-tokens.ts';
+import { pngHeader } from '../support/image-headers.ts';
 
 /** Image headers, each as much of the file as a reader of its size needs. */
-function png(width: number, height: number): Buffer {
-  const header = Buffer.alloc(33);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(header, 0);
-  header.writeUInt32BE(13, 8);
-  header.write('IHDR', 12, 'latin1');
-  header.writeUInt32BE(width, 16);
-  header.writeUInt32BE(height, 20);
-  return header;
-}
+const png = pngHeader;
 
 function jpeg(width: number, height: number): Buffer {
   const app0 = Buffer.from([0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0, 0, 1, 0, 1, 0, 0]);

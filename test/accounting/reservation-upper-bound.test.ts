@@ -5,6 +5,7 @@ import { estimateInput, reservedInputTokens } from '../../shared/accounting/esti
 import { encodeReasoningState } from '../../shared/translation/responses-to-chat/reasoning-state.ts';
 import { thinkingSignature } from '../support/fake-upstream/signed-thinking.ts';
 import { acmeOnEveryWire, alphaRoutes, useGatewayFixture } from '../support/gateway-fixture.ts';
+import { pngHeader } from '../support/image-headers.ts';
 import { postJson, type TestGateway } from '../support/test-gateway.ts';
 import { settledRecord } from '../support/usage-records.ts';
 
@@ -61,19 +62,6 @@ type Media =
   | { kind: 'none' }
   | { kind: 'image'; mediaType: 'image/png'; base64: string }
   | { kind: 'video'; mediaType: 'video/mp4'; base64: string };
-
-/** A PNG's signature and IHDR chunk: all that a reader of its size needs (the pixels are not read by anyone here). */
-function pngHeader(width: number, height: number): string {
-  const header = Buffer.alloc(33);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(header, 0);
-  header.writeUInt32BE(13, 8);
-  header.write('IHDR', 12, 'latin1');
-  header.writeUInt32BE(width, 16);
-  header.writeUInt32BE(height, 20);
-  header.writeUInt8(8, 24);
-  header.writeUInt8(6, 25);
-  return header.toString('base64');
-}
 
 const dataUrl = (media: Exclude<Media, { kind: 'none' }>) => `data:${media.mediaType};base64,${media.base64}`;
 
@@ -323,9 +311,13 @@ const routes: Route[] = [
 /** An image of 1 to 5,000 pixels a side, or up to 3 KB of video bytes. */
 const mediaArbitrary: fc.Arbitrary<Media> = fc.oneof(
   fc.constant<Media>({ kind: 'none' }),
-  fc
-    .record({ width: fc.integer({ min: 1, max: 5_000 }), height: fc.integer({ min: 1, max: 5_000 }) })
-    .map(({ width, height }): Media => ({ kind: 'image', mediaType: 'image/png', base64: pngHeader(width, height) })),
+  fc.record({ width: fc.integer({ min: 1, max: 5_000 }), height: fc.integer({ min: 1, max: 5_000 }) }).map(
+    ({ width, height }): Media => ({
+      kind: 'image',
+      mediaType: 'image/png',
+      base64: pngHeader(width, height).toString('base64'),
+    }),
+  ),
   fc
     .uint8Array({ minLength: 16, maxLength: 3_000 })
     .map((bytes): Media => ({ kind: 'video', mediaType: 'video/mp4', base64: Buffer.from(bytes).toString('base64') })),
