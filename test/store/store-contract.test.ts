@@ -565,9 +565,10 @@ describe.each(testEngineNames)('store contract on %s', (engineName) => {
         wire: 'openai-chat' as const,
         baseUrl: 'http://127.0.0.1:9/v1',
         models: ['m', 'acme/n', 'plain'],
-        // Declared limits come back as stored: a model with both, one with only a largest output.
+        // Declared limits come back as stored: a model with both and its input modalities, one with only a
+        // largest output.
         modelLimits: [
-          { id: 'm', contextWindow: 200_000, maxOutput: 8_192 },
+          { id: 'm', contextWindow: 200_000, maxOutput: 8_192, inputModalities: ['text' as const, 'image' as const] },
           { id: 'acme/n', contextWindow: null, maxOutput: 4_096 },
         ],
         upstream: 'lb',
