@@ -1,10 +1,20 @@
 import type { GatewayServices } from '../config/gateway-services.ts';
 import type { ExpiredLease } from '../store/admission.ts';
-import type { RunningRecord } from '../store/usage-records.ts';
-import { settle } from './settle.ts';
+import type { RecordOutcome, RunningRecord } from '../store/usage-records.ts';
+import { settle, settlementOutcome } from './settle.ts';
 
 /** The status recorded for a request whose process died before it could say how it ended. */
 const diedStatus = 500;
+
+/** A request whose process died while it ran: failed, nothing measured, the reservation kept as the charge. */
+function diedEnding(endedAt: Date) {
+  return { status: diedStatus, completed: false, usage: undefined, endedAt };
+}
+
+/** The outcome of a request found dead, ended when it was found (the migration closes earlier ones the same way). */
+export function diedOutcome(record: RunningRecord, foundAt: Date): RecordOutcome {
+  return settlementOutcome(record, diedEnding(foundAt));
+}
 
 /**
  * Settles requests whose leases expired: their process died between admission and settlement. The reservation
@@ -33,13 +43,7 @@ export async function reapExpiredLeases(services: GatewayServices, leases: reado
       reserved: lease.reserved,
       state: 'running',
     };
-    const settled = await settle(services, {
-      record,
-      status: diedStatus,
-      completed: false,
-      usage: undefined,
-      endedAt: now,
-    });
+    const settled = await settle(services, { record, ...diedEnding(now) });
     if (settled) reaped++;
   }
   return reaped;

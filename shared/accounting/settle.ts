@@ -1,6 +1,6 @@
 import type { GatewayServices } from '../config/gateway-services.ts';
 import { recordSettlement } from '../observability/gateway-telemetry.ts';
-import type { AccountingSource, ClosedRequest, RunningRecord } from '../store/usage-records.ts';
+import type { AccountingSource, ClosedRequest, RecordOutcome, RunningRecord } from '../store/usage-records.ts';
 import type { UsageReport } from '../wires/usage-report.ts';
 
 export interface RequestEnding {
@@ -29,6 +29,22 @@ function chargeFor(
   return { charge: reserved, source: 'conservative' };
 }
 
+/** How a request ended, as its record keeps it: the one rule for settlement, the reaper and the migration. */
+export function settlementOutcome(record: RunningRecord, ending: Omit<RequestEnding, 'record'>): RecordOutcome {
+  const { charge, source } = chargeFor(ending, record.reserved);
+  return {
+    state: ending.completed && ending.status < 400 ? 'completed' : 'failed',
+    status: ending.status,
+    endedAt: ending.endedAt.toISOString(),
+    durationMs: ending.durationMs ?? Math.max(0, ending.endedAt.getTime() - Date.parse(record.startedAt)),
+    inputTokens: ending.usage?.inputTokens ?? null,
+    cachedInputTokens: ending.usage?.cachedInputTokens ?? null,
+    outputTokens: ending.usage?.outputTokens ?? null,
+    charge,
+    source,
+  };
+}
+
 /**
  * Settles once: the store releases the lease (the once-only gate, which also moves the day's allowance from the
  * reservation to the charge) and closes the record — at most two writes. The rollups the usage view reads are not
@@ -37,21 +53,7 @@ function chargeFor(
  */
 export async function settle(services: GatewayServices, ending: RequestEnding): Promise<boolean> {
   const { record } = ending;
-  const { charge, source } = chargeFor(ending, record.reserved);
-  const closed: ClosedRequest = {
-    record,
-    outcome: {
-      state: ending.completed && ending.status < 400 ? 'completed' : 'failed',
-      status: ending.status,
-      endedAt: ending.endedAt.toISOString(),
-      durationMs: ending.durationMs ?? Math.max(0, ending.endedAt.getTime() - Date.parse(record.startedAt)),
-      inputTokens: ending.usage?.inputTokens ?? null,
-      cachedInputTokens: ending.usage?.cachedInputTokens ?? null,
-      outputTokens: ending.usage?.outputTokens ?? null,
-      charge,
-      source,
-    },
-  };
+  const closed: ClosedRequest = { record, outcome: settlementOutcome(record, ending) };
   const settlement = await services.store.admission.settle(closed);
   if (!settlement.released) return false;
   if (settlement.closed) services.rollupFolder.add(closed);

@@ -1,7 +1,7 @@
+import { diedOutcome } from '../accounting/reap.ts';
 import { deadlineIn } from '../clock/monotonic-deadline.ts';
 import type { GatewayServices } from '../config/gateway-services.ts';
 import type { EarlierRecordsMigration } from '../store/store-port.ts';
-import type { RecordOutcome, RunningRecord } from '../store/usage-records.ts';
 
 /**
  * How long one call may keep starting steps of the migration: a step is a page of records or a record partition's
@@ -14,28 +14,6 @@ export const migrationBudgetMs = {
   /** A pass of the scheduled migration, every five minutes until it completes. */
   scheduledPass: 60_000,
 } as const;
-
-/** The status a request whose process died is recorded with (as shared/accounting/reap.ts records it). */
-const diedStatus = 500;
-
-/**
- * An earlier request whose process died while it ran, closed as the reaper closes such a request
- * (shared/accounting/reap.ts through settle.ts): failed with status 500, the reservation kept as the charge,
- * nothing measured, ended when it was found.
- */
-function closeDied(record: RunningRecord, now: Date): RecordOutcome {
-  return {
-    state: 'failed',
-    status: diedStatus,
-    endedAt: now.toISOString(),
-    durationMs: Math.max(0, now.getTime() - Date.parse(record.startedAt)),
-    inputTokens: null,
-    cachedInputTokens: null,
-    outputTokens: null,
-    charge: record.reserved,
-    source: 'conservative',
-  };
-}
 
 /**
  * Moves the migration of the earlier DynamoDB layout's usage history on (`usage migrate-earlier-records`, and the
@@ -51,7 +29,7 @@ export function migrateEarlierRecords(
     now: services.now(),
     deadline: deadlineIn(budgetMs),
     leaseTtlMs: services.config.leaseTtlMs,
-    closeDied,
+    closeDied: diedOutcome,
     pageSize,
   });
 }
