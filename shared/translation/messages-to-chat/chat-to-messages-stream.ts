@@ -11,12 +11,28 @@ import { stopReasonOf } from './map-chat-finish-reason.ts';
 /** The content block being written: one at a time, as the vendor streams them. */
 type OpenBlock = { kind: 'text' | 'thinking'; index: number } | { kind: 'tool_use'; index: number; call: number };
 
+/** A tool call of the chat stream, by its `index`: its block once open, and the arguments not yet written. */
+interface ToolCallState {
+  call: number;
+  id: string | undefined;
+  name: string;
+  block: number | undefined;
+  held: string;
+  written: string;
+}
+
 /**
  * Chat Completions stream events → messages stream events, as the vendor streams them and the SDKs assemble them:
  * `message_start`; then one content block at a time — `reasoning_content` as a thinking block, `content` (and a
  * refusal) as a text block, each tool call as a `tool_use` block whose arguments stream as `input_json_delta` —
  * each opened with `content_block_start` and closed with `content_block_stop` when the next begins; then
  * `message_delta` with the stop reason and the usage, and `message_stop`.
+ *
+ * Chat may interleave the fragments of parallel tool calls by `index` (some engines announce every call before
+ * any arguments); the messages format streams one block at a time, and clients that assemble a call when its block
+ * stops (the AI SDK, Claude Code) would lose a later fragment. So a call whose block cannot open yet is held: the
+ * open call's block stays open until its arguments are a whole JSON object, and the held calls follow in order,
+ * each with what it gathered meanwhile (at the latest when the answer ends).
  *
  * Chat reports usage in a chunk after the one that ends the answer, so the end is written when the stream ends
  * (`[DONE]`, or the upstream's last byte). `message_start` carries zero counts, as the vendor's carries a
@@ -32,8 +48,8 @@ export function createChatToMessagesTransformer(
   let closed = false;
   let open: OpenBlock | undefined;
   let nextIndex = 0;
-  // Chat numbers tool calls by their own `index`; each gets the block it opened.
-  const toolBlocks = new Map<number, number>();
+  // Chat numbers tool calls by their own `index`; in the order they appeared.
+  const toolCalls = new Map<number, ToolCallState>();
   let stopReason: MessagesStopReason | undefined;
 
   const emit = (event: MessagesStreamEventOut) => out.enqueue(event);
@@ -82,32 +98,62 @@ export function createChatToMessagesTransformer(
     emit({ type: 'content_block_delta', index: (open as OpenBlock).index, delta: { type: 'text_delta', text } });
   };
 
+  const writeHeld = (state: ToolCallState) => {
+    if (state.block === undefined || state.held.length === 0) return;
+    const fragment = state.held;
+    state.held = '';
+    state.written += fragment;
+    // A fragment of a call whose block an interleaved text closed still belongs to it: the SDKs assemble by index.
+    emit({
+      type: 'content_block_delta',
+      index: state.block,
+      delta: { type: 'input_json_delta', partial_json: fragment },
+    });
+  };
+
+  const openToolBlock = (state: ToolCallState) => {
+    state.block = nextIndex++;
+    openBlock(
+      { kind: 'tool_use', index: state.block, call: state.call },
+      {
+        type: 'tool_use',
+        // The vendor always sends an id; a compatible engine that does not still needs one the client can answer.
+        id: state.id ?? `toolu_${identity.id}_${state.call}`,
+        name: state.name,
+        input: {},
+      },
+    );
+    writeHeld(state);
+  };
+
+  const firstHeldCall = () => {
+    for (const state of toolCalls.values()) if (state.block === undefined) return state;
+    return undefined;
+  };
+
+  /** Writes what can be written now: the open call's arguments, then held calls once the open one is whole. */
+  const advanceToolCalls = (untilEnd: boolean) => {
+    for (;;) {
+      const current = open?.kind === 'tool_use' ? toolCalls.get(open.call) : undefined;
+      if (current) writeHeld(current);
+      const next = firstHeldCall();
+      if (!next || (current && !untilEnd && !isWholeJsonObject(current.written))) return;
+      openToolBlock(next);
+    }
+  };
+
   const onToolCall = (call: ChatChunkToolCall, position: number) => {
     const callIndex = call.index ?? position;
-    let blockIndex = toolBlocks.get(callIndex);
-    if (blockIndex === undefined) {
-      blockIndex = nextIndex++;
-      toolBlocks.set(callIndex, blockIndex);
-      openBlock(
-        { kind: 'tool_use', index: blockIndex, call: callIndex },
-        {
-          type: 'tool_use',
-          // The vendor always sends an id; a compatible engine that does not still needs one the client can answer.
-          id: call.id ?? `toolu_${identity.id}_${callIndex}`,
-          name: call.function?.name ?? '',
-          input: {},
-        },
-      );
+    let state = toolCalls.get(callIndex);
+    if (!state) {
+      state = { call: callIndex, id: call.id ?? undefined, name: '', block: undefined, held: '', written: '' };
+      toolCalls.set(callIndex, state);
     }
-    const fragment = call.function?.arguments ?? '';
-    // A late fragment of a call whose block is closed still belongs to it: the SDKs assemble by index.
-    if (fragment.length > 0) {
-      emit({
-        type: 'content_block_delta',
-        index: blockIndex,
-        delta: { type: 'input_json_delta', partial_json: fragment },
-      });
-    }
+    // The name comes whole in one fragment; engines that repeat it on later fragments must not double it.
+    if (!state.name && call.function?.name) state.name = call.function.name;
+    state.id ??= call.id ?? undefined;
+    state.held += call.function?.arguments ?? '';
+    advanceToolCalls(false);
   };
 
   const onChunk = (event: Extract<ChatStreamEvent, { type: 'chunk' }>) => {
@@ -126,6 +172,7 @@ export function createChatToMessagesTransformer(
   const complete = () => {
     closed = true;
     start();
+    advanceToolCalls(true);
     closeOpen();
     emit({
       type: 'message_delta',
@@ -176,3 +223,17 @@ export function createChatToMessagesTransformer(
 }
 
 const emptyThinking: MessagesContentBlockOut = { type: 'thinking', thinking: '', signature: '' };
+
+/**
+ * Whether a call's arguments so far are a whole JSON object, so a held call may follow it. The cheap test first: a
+ * long argument streamed in thousands of fragments is parsed only when a fragment happens to end an object.
+ */
+function isWholeJsonObject(text: string): boolean {
+  if (!text.trimEnd().endsWith('}')) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}

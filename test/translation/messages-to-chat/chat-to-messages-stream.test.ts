@@ -1,4 +1,6 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
 import Anthropic from '@anthropic-ai/sdk';
+import { streamText } from 'ai';
 import { describe, expect, it } from 'vitest';
 import { chatToMessages, messagesEvents, translateFixture } from './translate-fixture.ts';
 
@@ -15,7 +17,13 @@ async function assembled(sseText: string): Promise<Anthropic.Message> {
 }
 
 describe('createChatToMessagesTransformer', () => {
-  it.each(['text-stream.sse', 'reasoning-tool-calls-stream.sse', 'length-stream.sse', 'error-mid-stream.sse'])(
+  it.each([
+    'text-stream.sse',
+    'reasoning-tool-calls-stream.sse',
+    'interleaved-tool-calls-stream.sse',
+    'length-stream.sse',
+    'error-mid-stream.sse',
+  ])(
     'translates %s the same however the network split its bytes',
     async (name) => {
       const whole = await translateFixture(name, Number.MAX_SAFE_INTEGER);
@@ -87,6 +95,33 @@ describe('createChatToMessagesTransformer', () => {
     // Every block is closed before the next opens, and before the message ends.
     const events = messagesEvents(text).map(({ data }) => [data.type, data.index]);
     expect(events.filter(([type]) => type === 'content_block_stop').map(([, index]) => index)).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('holds back a parallel call whose fragments interleave with the open one, so each block streams whole in turn', async () => {
+    const text = await translateFixture('interleaved-tool-calls-stream.sse');
+    // The format's promise: every delta belongs to the block opened last and not yet stopped.
+    let openIndex: unknown;
+    for (const { data } of messagesEvents(text)) {
+      if (data.type === 'content_block_start') openIndex = data.index;
+      if (data.type === 'content_block_delta') expect(data.index).toBe(openIndex);
+      if (data.type === 'content_block_stop') openIndex = undefined;
+    }
+    const calls = [
+      { type: 'tool_use', id: 'call_Oslo01', name: 'get_weather', input: { city: 'Oslo' } },
+      { type: 'tool_use', id: 'call_Rome02', name: 'get_weather', input: { city: 'Rome' } },
+      { type: 'tool_use', id: 'call_Time03', name: 'get_time', input: { zone: 'CET' } },
+    ];
+    expect((await assembled(text)).content).toEqual(calls);
+    // The AI SDK takes a call's input when its block stops: a fragment written after that would be lost.
+    const provider = createAnthropic({
+      apiKey: 'unused',
+      fetch: async () => new Response(text, { headers: { 'content-type': 'text/event-stream' } }),
+    });
+    const result = streamText({ model: provider('acme/acme-1'), prompt: 'weather?' });
+    const toolCalls = await result.toolCalls;
+    expect(toolCalls.map((call) => [call.toolCallId, call.toolName, call.input])).toEqual(
+      calls.map((call) => [call.id, call.name, call.input]),
+    );
   });
 
   it('ends a stream stopped by length with max_tokens, also without [DONE]', async () => {
