@@ -7,6 +7,7 @@ import {
   type FakeError,
   type FakeWire,
   type LastTurn,
+  nthCallSuffix,
   splitIntoPieces,
   sseEvent,
   type WireReply,
@@ -76,16 +77,15 @@ function reasoningBlocks(plan: AnswerPlan): JsonRecord[] {
 }
 
 function message(plan: AnswerPlan): unknown {
-  const answerBlocks = plan.toolCall
-    ? [
-        {
+  const answerBlocks =
+    plan.toolCalls.length > 0
+      ? plan.toolCalls.map((call, position) => ({
           type: 'tool_use',
-          id: toolUseId(plan),
-          name: plan.toolCall.name,
-          input: parseToolInput(plan.toolCall.arguments),
-        },
-      ]
-    : [{ type: 'text', text: plan.text }];
+          id: toolUseId(plan, position),
+          name: call.name,
+          input: parseToolInput(call.arguments),
+        }))
+      : [{ type: 'text', text: plan.text }];
   const content = [...reasoningBlocks(plan), ...answerBlocks];
   return {
     id: messageId(plan),
@@ -93,7 +93,7 @@ function message(plan: AnswerPlan): unknown {
     role: 'assistant',
     model: plan.model,
     content,
-    stop_reason: plan.toolCall ? 'tool_use' : 'end_turn',
+    stop_reason: plan.toolCalls.length > 0 ? 'tool_use' : 'end_turn',
     stop_sequence: null,
     ...(plan.usage && { usage: messagesUsage(plan.usage, plan.usage.outputTokens) }),
   };
@@ -118,26 +118,35 @@ function messageEvents(plan: AnswerPlan): string[] {
   ];
   const reasoning = reasoningBlocks(plan);
   for (const [index, block] of reasoning.entries()) frames.push(...reasoningEvents(block, index));
-  const index = reasoning.length;
-  const contentBlock = plan.toolCall
-    ? { type: 'tool_use', id: toolUseId(plan), name: plan.toolCall.name, input: {} }
-    : { type: 'text', text: '' };
-  frames.push(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: contentBlock }));
-  frames.push(sseEvent('ping', { type: 'ping' }));
-  const deltas = plan.toolCall
-    ? splitIntoPieces(plan.toolCall.arguments, 3).map((fragment) => ({
-        type: 'input_json_delta',
-        partial_json: fragment,
-      }))
-    : plan.textChunks.map((piece) => ({ type: 'text_delta', text: piece }));
-  for (const delta of deltas) {
-    frames.push(sseEvent('content_block_delta', { type: 'content_block_delta', index, delta }));
+  // One block at a time after the reasoning: the text, or each tool call in turn.
+  const answerBlocks =
+    plan.toolCalls.length > 0
+      ? plan.toolCalls.map((call, position) => ({
+          block: { type: 'tool_use', id: toolUseId(plan, position), name: call.name, input: {} },
+          deltas: splitIntoPieces(call.arguments, 3).map((fragment) => ({
+            type: 'input_json_delta',
+            partial_json: fragment,
+          })),
+        }))
+      : [
+          {
+            block: { type: 'text', text: '' },
+            deltas: plan.textChunks.map((piece) => ({ type: 'text_delta', text: piece })),
+          },
+        ];
+  for (const [position, { block, deltas }] of answerBlocks.entries()) {
+    const index = reasoning.length + position;
+    frames.push(sseEvent('content_block_start', { type: 'content_block_start', index, content_block: block }));
+    if (position === 0) frames.push(sseEvent('ping', { type: 'ping' }));
+    for (const delta of deltas) {
+      frames.push(sseEvent('content_block_delta', { type: 'content_block_delta', index, delta }));
+    }
+    frames.push(sseEvent('content_block_stop', { type: 'content_block_stop', index }));
   }
-  frames.push(sseEvent('content_block_stop', { type: 'content_block_stop', index }));
   frames.push(
     sseEvent('message_delta', {
       type: 'message_delta',
-      delta: { stop_reason: plan.toolCall ? 'tool_use' : 'end_turn', stop_sequence: null },
+      delta: { stop_reason: plan.toolCalls.length > 0 ? 'tool_use' : 'end_turn', stop_sequence: null },
       ...(plan.usage && { usage: { output_tokens: plan.usage.outputTokens } }),
     }),
   );
@@ -182,8 +191,8 @@ function messageId(plan: AnswerPlan): string {
   return `msg_fake_${plan.requestIndex}`;
 }
 
-function toolUseId(plan: AnswerPlan): string {
-  return `toolu_fake_${plan.requestIndex}`;
+function toolUseId(plan: AnswerPlan, position: number): string {
+  return `toolu_fake_${plan.requestIndex}${nthCallSuffix(position)}`;
 }
 
 function errorType(status: number): string {

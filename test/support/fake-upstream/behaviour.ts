@@ -47,6 +47,8 @@ export interface AnswerBehaviour extends ReplyPacing {
    * tools, does not forbid them (`tool_choice` none) and does not end with a tool result; `false` never calls.
    */
   toolCall?: FakeToolCall | false;
+  /** Several calls in one answer (parallel tool calls), streamed one after another; goes before `toolCall`. */
+  toolCalls?: readonly FakeToolCall[];
   /**
    * Custom figures, or `'omit'` for a reply (or stream) that carries no usage at all. On the messages wire that
    * drops `usage` from message_start and message_delta too, which the Anthropic SDK's `messages.stream()` helper

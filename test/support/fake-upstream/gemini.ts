@@ -46,7 +46,7 @@ export const geminiWire: FakeWire = {
   answer(plan: AnswerPlan): WireReply {
     switch (plan.streamMode) {
       case 'none':
-        return { kind: 'json', status: 200, body: finalChunk(plan, plan.toolCall ? [] : [plan.text]) };
+        return { kind: 'json', status: 200, body: finalChunk(plan, plan.toolCalls.length > 0 ? [] : [plan.text]) };
       case 'sse':
         // Generate-content separates events with CRLF pairs, unlike the other wires.
         return {
@@ -98,7 +98,7 @@ export const geminiWire: FakeWire = {
 
 /** Every chunk carries usage so far; the last one carries the totals and the finish reason. */
 function streamChunks(plan: AnswerPlan): unknown[] {
-  if (plan.toolCall) return [finalChunk(plan, [])];
+  if (plan.toolCalls.length > 0) return [finalChunk(plan, [])];
   const pieces = plan.textChunks.length > 0 ? plan.textChunks : [''];
   return pieces.map((piece, index) => {
     if (index === pieces.length - 1) return finalChunk(plan, [piece]);
@@ -113,9 +113,12 @@ function streamChunks(plan: AnswerPlan): unknown[] {
 }
 
 function finalChunk(plan: AnswerPlan, texts: readonly string[]): unknown {
-  const parts = plan.toolCall
-    ? [{ functionCall: { name: plan.toolCall.name, args: JSON.parse(plan.toolCall.arguments) as unknown } }]
-    : texts.map((text) => ({ text }));
+  const parts =
+    plan.toolCalls.length > 0
+      ? plan.toolCalls.map((call) => ({
+          functionCall: { name: call.name, args: JSON.parse(call.arguments) as unknown },
+        }))
+      : texts.map((text) => ({ text }));
   return {
     candidates: [{ content: { parts, role: 'model' }, finishReason: 'STOP', index: 0 }],
     ...(plan.usage && { usageMetadata: usageMetadata(plan.usage, plan.usage.outputTokens) }),

@@ -7,6 +7,7 @@ import {
   type FakeWire,
   fakeCreatedAtSeconds,
   type LastTurn,
+  nthCallSuffix,
   splitIntoPieces,
   sseData,
   type WireReply,
@@ -65,9 +66,14 @@ function contentOf(message: unknown): string {
 }
 
 function completion(plan: AnswerPlan): unknown {
-  const toolCalls = plan.toolCall && [
-    { id: callId(plan), type: 'function', function: { name: plan.toolCall.name, arguments: plan.toolCall.arguments } },
-  ];
+  const toolCalls =
+    plan.toolCalls.length > 0
+      ? plan.toolCalls.map(({ name, arguments: argumentText }, position) => ({
+          id: callId(plan, position),
+          type: 'function',
+          function: { name, arguments: argumentText },
+        }))
+      : undefined;
   return {
     id: completionId(plan),
     object: 'chat.completion',
@@ -112,17 +118,14 @@ function completionChunks(plan: AnswerPlan): string[] {
     frames.push(chunk({ role: 'assistant', content: null, reasoning_content: '' }));
     for (const piece of splitIntoPieces(plan.reasoning, 2)) frames.push(chunk({ reasoning_content: piece }));
   }
-  if (plan.toolCall) {
-    const { name, arguments: argumentText } = plan.toolCall;
-    frames.push(
-      chunk({
-        role: 'assistant',
-        content: null,
-        tool_calls: [{ index: 0, id: callId(plan), type: 'function', function: { name, arguments: '' } }],
-      }),
-    );
-    for (const fragment of splitIntoPieces(argumentText, 3)) {
-      frames.push(chunk({ tool_calls: [{ index: 0, function: { arguments: fragment } }] }));
+  if (plan.toolCalls.length > 0) {
+    // Each call whole before the next, its own `index` on every fragment, as the vendor streams parallel calls.
+    for (const [index, { name, arguments: argumentText }] of plan.toolCalls.entries()) {
+      const header = { index, id: callId(plan, index), type: 'function', function: { name, arguments: '' } };
+      frames.push(chunk({ ...(index === 0 && { role: 'assistant', content: null }), tool_calls: [header] }));
+      for (const fragment of splitIntoPieces(argumentText, 3)) {
+        frames.push(chunk({ tool_calls: [{ index, function: { arguments: fragment } }] }));
+      }
     }
     frames.push(chunk({}, 'tool_calls'));
   } else {
@@ -166,8 +169,8 @@ function completionId(plan: AnswerPlan): string {
   return `chatcmpl-fake-${plan.requestIndex}`;
 }
 
-function callId(plan: AnswerPlan): string {
-  return `call_fake_${plan.requestIndex}`;
+function callId(plan: AnswerPlan, position: number): string {
+  return `call_fake_${plan.requestIndex}${nthCallSuffix(position)}`;
 }
 
 function errorType(status: number): string {

@@ -8,6 +8,7 @@ import {
   type FakeWire,
   fakeCreatedAtSeconds,
   type LastTurn,
+  nthCallSuffix,
   splitIntoPieces,
   sseEvent,
   type WireReply,
@@ -70,7 +71,7 @@ function response(plan: AnswerPlan, status: 'in_progress' | 'completed'): unknow
     instructions: stringAt(plan.request, 'instructions') ?? null,
     max_output_tokens: plan.request['max_output_tokens'] ?? null,
     model: plan.model,
-    output: completed ? [outputItem(plan, 'completed')] : [],
+    output: completed ? outputItems(plan, 'completed') : [],
     parallel_tool_calls: true,
     previous_response_id: null,
     reasoning: { effort: null, summary: null },
@@ -87,25 +88,28 @@ function response(plan: AnswerPlan, status: 'in_progress' | 'completed'): unknow
   };
 }
 
-function outputItem(plan: AnswerPlan, status: 'in_progress' | 'completed'): unknown {
+/** The answer's output: a message, or one function call item per tool call. */
+function outputItems(plan: AnswerPlan, status: 'in_progress' | 'completed'): unknown[] {
   const completed = status === 'completed';
-  if (plan.toolCall) {
-    return {
+  if (plan.toolCalls.length > 0) {
+    return plan.toolCalls.map((call, position) => ({
       type: 'function_call',
-      id: functionCallItemId(plan),
-      call_id: `call_fake_${plan.requestIndex}`,
-      name: plan.toolCall.name,
-      arguments: completed ? plan.toolCall.arguments : '',
+      id: functionCallItemId(plan, position),
+      call_id: `call_fake_${plan.requestIndex}${nthCallSuffix(position)}`,
+      name: call.name,
+      arguments: completed ? call.arguments : '',
       status,
-    };
+    }));
   }
-  return {
-    type: 'message',
-    id: messageItemId(plan),
-    status,
-    role: 'assistant',
-    content: completed ? [outputText(plan.text)] : [],
-  };
+  return [
+    {
+      type: 'message',
+      id: messageItemId(plan),
+      status,
+      role: 'assistant',
+      content: completed ? [outputText(plan.text)] : [],
+    },
+  ];
 }
 
 function outputText(text: string): unknown {
@@ -116,25 +120,29 @@ function responseEvents(plan: AnswerPlan): string[] {
   const frames: string[] = [];
   const emit = (type: string, fields: JsonRecord) =>
     frames.push(sseEvent(type, { type, sequence_number: frames.length, ...fields }));
-  const position = { output_index: 0 };
-
   emit('response.created', { response: response(plan, 'in_progress') });
   emit('response.in_progress', { response: response(plan, 'in_progress') });
-  emit('response.output_item.added', { ...position, item: outputItem(plan, 'in_progress') });
-  if (plan.toolCall) {
-    const item = { item_id: functionCallItemId(plan), ...position };
-    for (const fragment of splitIntoPieces(plan.toolCall.arguments, 3)) {
-      emit('response.function_call_arguments.delta', { ...item, delta: fragment });
+  const added = outputItems(plan, 'in_progress');
+  const done = outputItems(plan, 'completed');
+  for (const [outputIndex, item] of added.entries()) {
+    const position = { output_index: outputIndex };
+    emit('response.output_item.added', { ...position, item });
+    const call = plan.toolCalls[outputIndex];
+    if (call) {
+      const fields = { item_id: functionCallItemId(plan, outputIndex), ...position };
+      for (const fragment of splitIntoPieces(call.arguments, 3)) {
+        emit('response.function_call_arguments.delta', { ...fields, delta: fragment });
+      }
+      emit('response.function_call_arguments.done', { ...fields, arguments: call.arguments });
+    } else {
+      const part = { item_id: messageItemId(plan), ...position, content_index: 0 };
+      emit('response.content_part.added', { ...part, part: outputText('') });
+      for (const piece of plan.textChunks) emit('response.output_text.delta', { ...part, delta: piece, logprobs: [] });
+      emit('response.output_text.done', { ...part, text: plan.text, logprobs: [] });
+      emit('response.content_part.done', { ...part, part: outputText(plan.text) });
     }
-    emit('response.function_call_arguments.done', { ...item, arguments: plan.toolCall.arguments });
-  } else {
-    const part = { item_id: messageItemId(plan), ...position, content_index: 0 };
-    emit('response.content_part.added', { ...part, part: outputText('') });
-    for (const piece of plan.textChunks) emit('response.output_text.delta', { ...part, delta: piece, logprobs: [] });
-    emit('response.output_text.done', { ...part, text: plan.text, logprobs: [] });
-    emit('response.content_part.done', { ...part, part: outputText(plan.text) });
+    emit('response.output_item.done', { ...position, item: done[outputIndex] });
   }
-  emit('response.output_item.done', { ...position, item: outputItem(plan, 'completed') });
   emit('response.completed', { response: response(plan, 'completed') });
   return frames;
 }
@@ -153,6 +161,6 @@ function messageItemId(plan: AnswerPlan): string {
   return `msg_fake_${plan.requestIndex}`;
 }
 
-function functionCallItemId(plan: AnswerPlan): string {
-  return `fc_fake_${plan.requestIndex}`;
+function functionCallItemId(plan: AnswerPlan, position: number): string {
+  return `fc_fake_${plan.requestIndex}${nthCallSuffix(position)}`;
 }

@@ -1,4 +1,4 @@
-import { type AnswerBehaviour, defaultFakeUsage } from './behaviour.ts';
+import { type AnswerBehaviour, defaultFakeUsage, type FakeToolCall } from './behaviour.ts';
 import { type JsonRecord, stringAt } from './json-fields.ts';
 import { mostAllowedUsage } from './most-allowed-usage.ts';
 import type { RecordedRequest } from './recorded-request.ts';
@@ -21,7 +21,7 @@ export function planAnswer(
     streamMode: route.streamModeFromPath ?? (request['stream'] === true ? 'sse' : 'none'),
     text,
     textChunks: behaviour.textChunks ?? splitIntoWords(text),
-    toolCall: toolCallOf(route, request, behaviour, turn),
+    toolCalls: toolCallsOf(route, request, behaviour, turn),
     usage: usageOf(route, request, behaviour),
     reasoning: behaviour.reasoning ?? route.wire.defaultReasoning?.(request, turn),
     redactedThinking: behaviour.redactedThinking === true,
@@ -39,21 +39,24 @@ function usageOf(route: FakeUpstreamRoute, request: JsonRecord, behaviour: Answe
   }
 }
 
-function toolCallOf(
+function toolCallsOf(
   route: FakeUpstreamRoute,
   request: JsonRecord,
   behaviour: AnswerBehaviour,
   turn: { text: string; isToolResult: boolean },
-): AnswerPlan['toolCall'] {
+): AnswerPlan['toolCalls'] {
+  const defaultArguments = JSON.stringify({ input: turn.text });
+  const planned = (requested: FakeToolCall) => ({
+    name: requested.name ?? route.wire.offeredToolName(request) ?? 'fake_tool',
+    arguments: requested.arguments ?? defaultArguments,
+  });
+  if (behaviour.toolCalls) return behaviour.toolCalls.map(planned);
   const requested = behaviour.toolCall;
-  if (requested === false) return undefined;
-  const argumentText = requested?.arguments ?? JSON.stringify({ input: turn.text });
-  if (requested) {
-    return { name: requested.name ?? route.wire.offeredToolName(request) ?? 'fake_tool', arguments: argumentText };
-  }
+  if (requested === false) return [];
+  if (requested) return [planned(requested)];
   // As a model would: call a tool when one is on offer, answer in text once a tool's result is back.
   const offered = turn.isToolResult ? undefined : route.wire.offeredToolName(request);
-  return offered === undefined ? undefined : { name: offered, arguments: argumentText };
+  return offered === undefined ? [] : [{ name: offered, arguments: defaultArguments }];
 }
 
 /** One delta per word, each with its leading space, as providers tend to stream. */

@@ -15,11 +15,22 @@ export interface AnswerPlan {
   streamMode: StreamMode;
   text: string;
   textChunks: readonly string[];
-  toolCall: { name: string; arguments: string } | undefined;
+  /** The tool calls to answer instead of text, in order; empty for a text answer. */
+  toolCalls: readonly PlannedToolCall[];
   usage: FakeUsage | undefined;
   /** Reasoning to answer before the text or tool call, where the wire carries it. */
   reasoning: string | undefined;
   redactedThinking: boolean;
+}
+
+export interface PlannedToolCall {
+  name: string;
+  arguments: string;
+}
+
+/** The suffix of the nth call's ids: none for the first, so a single call keeps the ids it always had. */
+export function nthCallSuffix(position: number): string {
+  return position === 0 ? '' : `_${position}`;
 }
 
 export interface FakeError {
