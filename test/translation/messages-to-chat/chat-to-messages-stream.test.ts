@@ -23,13 +23,10 @@ describe('createChatToMessagesTransformer', () => {
     'interleaved-tool-calls-stream.sse',
     'length-stream.sse',
     'error-mid-stream.sse',
-  ])(
-    'translates %s the same however the network split its bytes',
-    async (name) => {
-      const whole = await translateFixture(name, Number.MAX_SAFE_INTEGER);
-      for (const chunkSize of [1, 2, 3, 5, 7, 64]) expect(await translateFixture(name, chunkSize)).toBe(whole);
-    },
-  );
+  ])('translates %s the same however the network split its bytes', async (name) => {
+    const whole = await translateFixture(name, Number.MAX_SAFE_INTEGER);
+    for (const chunkSize of [1, 2, 3, 5, 7, 64]) expect(await translateFixture(name, chunkSize)).toBe(whole);
+  });
 
   it('streams text as the vendor does: start, one text block, the stop reason and usage, stop', async () => {
     const text = await translateFixture('text-stream.sse');
