@@ -1,19 +1,21 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { thinkingSignature } from '../support/fake-upstream/signed-thinking.ts';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
-import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import { alphaRoutes, useGatewayFixture } from '../support/gateway-fixture.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 
 /**
  * The Vercel AI SDK's OpenAI provider against chat-only models: `openai(model)` speaks Responses, which the gateway
  * translates to chat; `openai.chat(model)` speaks chat, a pass-through. Both the catalog's Beta model and a model a
- * connection declares.
+ * connection declares; and K2.7, whose messages-format upstream checks its signed thinking in a tool loop.
  */
 const fixture = useGatewayFixture({
   connections: [
     { provider: 'acme', wire: 'openai-chat', models: ['acme-1'] },
     { provider: 'beta', wire: 'openai-chat', upstream: 'beta', path: '/beta-route/v1' },
+    ...alphaRoutes,
   ],
   member: { dailyTokens: 1_000_000 },
 });
@@ -149,4 +151,38 @@ describe('@ai-sdk/openai .chat() on a chat-only model', () => {
       '/beta-route/v1/chat/completions',
     ]);
   });
+});
+
+/**
+ * K2.7 (chat → messages, and Responses → chat → messages) in a tool loop against an upstream that refuses a turn
+ * whose reasoning does not come back signed. The AI SDK rebuilds the assistant turn from what it knows — the chat
+ * provider sends no reasoning at all, the Responses provider refers to the reasoning item by id — so the signed
+ * blocks come back only through the id of the call, which every client sends back with its result.
+ */
+describe('@ai-sdk/openai in a tool loop on K2.7, whose upstream checks signed thinking', () => {
+  const k27 = 'alpha/alpha-k2.7-code';
+  const secondAssistantTurn = () =>
+    (upstream.requests[1]?.json as { messages: { role: string; content: { type: string }[] }[] } | undefined)
+      ?.messages[1];
+
+  for (const [name, model] of [
+    ['.chat(), through /v1/chat/completions', () => openai().chat(k27)],
+    ['the default provider, through /v1/responses with store at its default', () => openai()(k27)],
+  ] as const) {
+    it(`${name}: the next step's turn begins with the signed thinking`, async () => {
+      const result = await generateText({
+        model: model(),
+        prompt: 'weather in Oslo',
+        tools: { weather },
+        stopWhen: stepCountIs(3),
+      });
+      expect(result.steps.map((step) => step.finishReason)).toEqual(['tool-calls', 'stop']);
+      expect(result.text).toBe('echo: sunny in Oslo');
+      const reasoning = 'considering: weather in Oslo';
+      expect(secondAssistantTurn()?.content).toEqual([
+        { type: 'thinking', thinking: reasoning, signature: thinkingSignature(reasoning) },
+        expect.objectContaining({ type: 'tool_use', id: 'toolu_fake_0' }),
+      ]);
+    });
+  }
 });

@@ -343,8 +343,10 @@ describe('a Codex-shaped session through K2.7, whose upstream checks signed thin
     expect(sentTurns(1)[1]?.content).toEqual([
       { type: 'thinking', thinking: reasoningText, signature: thinkingSignature(reasoningText) },
       { type: 'redacted_thinking', data: expect.stringMatching(/^fake-redacted\./) },
-      expect.objectContaining({ type: 'tool_use', id: firstCall }),
+      // The upstream gets its own id back; the one Codex holds also carries the reasoning (reasoning-in-call-id.ts).
+      expect.objectContaining({ type: 'tool_use', id: 'toolu_fake_0' }),
     ]);
+    expect(firstCall).toMatch(/^toolu_fake_0_gwr1_[\w-]+$/);
     const secondItems = keptItems(second.events);
     expect(secondItems.map((item) => item.type)).toEqual(['reasoning', 'function_call']);
     const secondCall = String(secondItems[1]?.call_id);
@@ -361,14 +363,17 @@ describe('a Codex-shaped session through K2.7, whose upstream checks signed thin
     const secondReasoning = summaryOf(secondItems[0]);
     expect(sentTurns(2)[3]?.content).toEqual([
       { type: 'thinking', thinking: secondReasoning, signature: thinkingSignature(secondReasoning) },
-      expect.objectContaining({ type: 'tool_use', id: secondCall }),
+      expect.objectContaining({ type: 'tool_use', id: 'toolu_fake_1' }),
     ]);
   });
 
-  it('is refused by the strict upstream when the reasoning items are not sent back', async () => {
+  /** The second turn of a client that leaves the reasoning items out, with the call's id as `callId` makes it. */
+  async function turnWithoutReasoningItems(callId: (id: string) => string) {
     upstream.nextResponse({ type: 'answer', toolCall: { name: 'shell', arguments: '{"command":["ls"]}' } });
     const first = await codexTurn(firstInput, 'alpha-k2.7-code');
-    const withoutReasoning = keptItems(first.events).filter((item) => item.type !== 'reasoning');
+    const withoutReasoning = keptItems(first.events)
+      .filter((item) => item.type !== 'reasoning')
+      .map((item) => ({ ...item, call_id: callId(String(item.call_id)) }));
     const response = await fetch(`${gateway.baseURL}/responses`, {
       method: 'POST',
       headers: { authorization: `Bearer ${fixture.member.key}`, 'content-type': 'application/json' },
@@ -383,6 +388,20 @@ describe('a Codex-shaped session through K2.7, whose upstream checks signed thin
         store: false,
       }),
     });
+    return { response, reasoning: summaryOf(keptItems(first.events)[0]) };
+  }
+
+  it('goes on when the reasoning items are left out: the call id gives the signed thinking back', async () => {
+    const { response, reasoning } = await turnWithoutReasoningItems((id) => id);
+    expect(response.status).toBe(200);
+    expect(sentTurns(1)[1]?.content).toEqual([
+      { type: 'thinking', thinking: reasoning, signature: thinkingSignature(reasoning) },
+      expect.objectContaining({ type: 'tool_use', id: 'toolu_fake_0' }),
+    ]);
+  });
+
+  it('is refused by the strict upstream when nothing gives the reasoning back', async () => {
+    const { response } = await turnWithoutReasoningItems((id) => id.split('_gwr1_')[0] ?? id);
     expect(response.status).toBe(400);
     expect(await response.text()).toContain('must start with a thinking block');
   });

@@ -102,7 +102,39 @@ describe('signed thinking through chat completions (K2.7)', () => {
     expect(sentAssistantTurn()?.[0]).toEqual(message.thinking_blocks?.[0]);
   });
 
-  it('a client that sends back only reasoning_content meets the strict upstream`s refusal, relayed with its status', async () => {
+  it('a client that sends back only the fields chat defines goes on: the first call id gives the signed blocks back', async () => {
+    upstream.nextResponse({ type: 'answer', redactedThinking: true });
+    const first = await client.chat.completions.create({
+      model: 'alpha-k2.7-code',
+      max_tokens: 3000,
+      messages: [question],
+      tools: [weatherTool],
+    });
+    const message = first.choices[0]!.message as MessageWithBlocks;
+    // As the AI SDK and LangChain rebuild an assistant message: its text and tool calls, nothing else.
+    const rebuilt: OpenAI.ChatCompletionAssistantMessageParam = {
+      role: 'assistant',
+      content: message.content,
+      tool_calls: message.tool_calls,
+    };
+    const second = await client.chat.completions.create({
+      model: 'alpha-k2.7-code',
+      max_tokens: 3000,
+      tools: [weatherTool],
+      messages: [question, rebuilt, toolResultFor(message)],
+    });
+    expect(second.choices[0]?.finish_reason).toBe('stop');
+    // The upstream got its blocks back unchanged before the call, and the call and its result under its own id.
+    expect(sentAssistantTurn()).toEqual([
+      ...(message.thinking_blocks ?? []),
+      expect.objectContaining({ type: 'tool_use', id: 'toolu_fake_0' }),
+    ]);
+    const sentResult = (upstream.requests[1]!.json as { messages: { content: { tool_use_id?: string }[] }[] })
+      .messages[2]?.content[0];
+    expect(sentResult?.tool_use_id).toBe('toolu_fake_0');
+  });
+
+  it('a turn with neither the blocks nor an id that carries them meets the strict upstream`s refusal, relayed', async () => {
     const first = await client.chat.completions.create({
       model: 'alpha-k2.7-code',
       max_tokens: 3000,
@@ -110,6 +142,8 @@ describe('signed thinking through chat completions (K2.7)', () => {
       tools: [weatherTool],
     });
     const { thinking_blocks: _dropped, ...withoutBlocks } = first.choices[0]!.message as MessageWithBlocks;
+    // An id the client rewrote, keeping only the upstream's part: nothing carries the signature any more.
+    const plainId = (id: string) => id.split('_gwr1_')[0] ?? id;
     const refused = await client.chat.completions
       .create({
         model: 'alpha-k2.7-code',
@@ -117,8 +151,11 @@ describe('signed thinking through chat completions (K2.7)', () => {
         tools: [weatherTool],
         messages: [
           question,
-          withoutBlocks as OpenAI.ChatCompletionMessageParam,
-          toolResultFor(first.choices[0]!.message),
+          {
+            ...withoutBlocks,
+            tool_calls: withoutBlocks.tool_calls?.map((call) => ({ ...call, id: plainId(call.id) })),
+          } as OpenAI.ChatCompletionMessageParam,
+          { role: 'tool', tool_call_id: plainId(withoutBlocks.tool_calls?.[0]?.id ?? ''), content: 'Sunny' },
         ],
       })
       .catch((caught: unknown) => caught);

@@ -4,6 +4,7 @@ import type { ChatCompletion, ChatToolCallOut } from '../../wires/openai-chat/op
 import type { ChatThinkingBlockOut } from '../../wires/openai-chat/openai-chat-thinking-blocks.ts';
 import { chatUsageOfReport } from '../../wires/openai-chat/openai-chat-usage.ts';
 import { finishReasonOf } from './map-messages-stop-reason.ts';
+import { callIdCarryingReasoning } from './reasoning-in-call-id.ts';
 
 export interface ConvertMessagesAnswerOptions {
   /** The chat completion id (see `chatCompletionId`). */
@@ -17,8 +18,9 @@ export interface ConvertMessagesAnswerOptions {
 /**
  * A messages-format answer → a `chat.completion`. Text blocks are joined into `content`; thinking goes to
  * `reasoning_content`, never into `content`, and the blocks themselves, signatures and redacted thinking
- * included, into `thinking_blocks` for the client to send back (openai-chat-thinking-blocks.ts); each `tool_use`
- * becomes a tool call whose arguments are the input as a JSON string.
+ * included, into `thinking_blocks` for the client to send back (openai-chat-thinking-blocks.ts), and into the id
+ * of the first tool call for clients that drop that field (reasoning-in-call-id.ts); each `tool_use` becomes a tool
+ * call whose arguments are the input as a JSON string.
  */
 export function convertMessagesAnswerToChat(
   answer: MessagesAnswer,
@@ -28,7 +30,9 @@ export function convertMessagesAnswerToChat(
   const text = blocks.map((block) => (block.type === 'text' ? (block.text ?? '') : '')).join('');
   const reasoning = blocks.map((block) => (block.type === 'thinking' ? (block.thinking ?? '') : '')).join('');
   const thinkingBlocks = blocks.flatMap(thinkingBlockOf);
-  const toolCalls = blocks.filter((block) => block.type === 'tool_use').map(toolCallOf);
+  const toolCalls = blocks
+    .filter((block) => block.type === 'tool_use')
+    .map((block, position) => toolCallOf(block, position, position === 0 ? thinkingBlocks : []));
   const hasText = blocks.some((block) => block.type === 'text');
   const usage = chatUsageOfReport(answer.usage ? usageReportOfMessagesUsage(answer.usage) : undefined);
 
@@ -56,10 +60,15 @@ export function convertMessagesAnswerToChat(
   };
 }
 
-function toolCallOf(block: MessagesContentBlock, position: number): ChatToolCallOut {
+/** A tool call; the first one carries the answer's signed reasoning in its id (reasoning-in-call-id.ts). */
+function toolCallOf(
+  block: MessagesContentBlock,
+  position: number,
+  carriedReasoning: readonly ChatThinkingBlockOut[],
+): ChatToolCallOut {
   return {
     // The vendor always sends an id; a compatible engine that does not still needs one the client can answer.
-    id: block.id ?? `call_${position}`,
+    id: callIdCarryingReasoning(block.id ?? `call_${position}`, carriedReasoning),
     type: 'function',
     function: { name: block.name ?? '', arguments: JSON.stringify(block.input ?? {}) },
   };

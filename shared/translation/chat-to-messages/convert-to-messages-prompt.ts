@@ -11,6 +11,7 @@ import type { ChatAssistantPart, ChatMessage, ChatToolCall } from '../../wires/o
 import type { ChatThinkingBlockIn } from '../../wires/openai-chat/openai-chat-thinking-blocks.ts';
 import { isRecord } from '../../wires/parse-json.ts';
 import { textBlocksOf, userBlocksOf } from './convert-content-parts.ts';
+import { readCallId } from './reasoning-in-call-id.ts';
 
 export interface MessagesPrompt {
   system: MessagesTextBlock[];
@@ -42,7 +43,13 @@ export function convertToMessagesPrompt(chatMessages: readonly ChatMessage[]): M
       case 'tool':
         turns.push({
           role: 'user',
-          content: [{ type: 'tool_result', tool_use_id: message.tool_call_id, content: toolResultContent(message) }],
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: readCallId(message.tool_call_id).upstreamId,
+              content: toolResultContent(message),
+            },
+          ],
         });
         return;
       case 'assistant':
@@ -95,10 +102,16 @@ function toolResultContent(message: Extract<ChatMessage, { role: 'tool' }>): str
 
 function assistantBlocksOf(message: Extract<ChatMessage, { role: 'assistant' }>, position: number) {
   const blocks: MessagesAssistantBlock[] = [];
-  // Reasoning goes first, as the format orders a turn: the upstream's signed blocks exactly as they came, else
-  // the text of `reasoning_content` (see MessagesThinkingBlock for why it is sent back).
+  // Reasoning goes first, as the format orders a turn: the upstream's signed blocks exactly as they came — in
+  // `thinking_blocks`, else in the id of the turn's first tool call (reasoning-in-call-id.ts) — else the text of
+  // `reasoning_content` (see MessagesThinkingBlock for why it is sent back).
+  const carried = (message.tool_calls ?? [])
+    .map((call) => readCallId(call.id).thinkingBlocks)
+    .find((found) => found.length > 0);
   if (message.thinking_blocks && message.thinking_blocks.length > 0) {
     blocks.push(...message.thinking_blocks.map(thinkingBlockOf));
+  } else if (carried) {
+    blocks.push(...carried.map(thinkingBlockOf));
   } else if (message.reasoning_content) {
     blocks.push({ type: 'thinking', thinking: message.reasoning_content });
   }
@@ -144,7 +157,7 @@ function toolUseBlockOf(call: ChatToolCall, where: string): MessagesToolUseBlock
       `${where}.function.arguments must be a JSON object encoded as a string (tool call ${call.id}).`,
     );
   }
-  return { type: 'tool_use', id: call.id, name: call.function.name, input };
+  return { type: 'tool_use', id: readCallId(call.id).upstreamId, name: call.function.name, input };
 }
 
 /** A block of the `thinking_blocks` extension (openai-chat-thinking-blocks.ts), as the upstream gave it. */

@@ -11,6 +11,7 @@ import type { ChatThinkingBlockOut } from '../../wires/openai-chat/openai-chat-t
 import { chatUsageOfReport } from '../../wires/openai-chat/openai-chat-usage.ts';
 import { isRecord } from '../../wires/parse-json.ts';
 import { finishReasonOf } from './map-messages-stop-reason.ts';
+import { callIdCarryingReasoning } from './reasoning-in-call-id.ts';
 
 export interface MessagesToChatStreamOptions {
   /** The chat completion id every chunk carries (see `chatCompletionId`). */
@@ -143,7 +144,11 @@ export function createMessagesToChatTransformer(
           tool_calls: [
             {
               index: toolCallIndex,
-              id: block.id ?? `call_${toolCallIndex}`,
+              // The first call carries the reasoning closed before it, signatures included (reasoning-in-call-id.ts).
+              id: callIdCarryingReasoning(
+                block.id ?? `call_${toolCallIndex}`,
+                toolCallIndex === 0 ? thinkingBlocks : [],
+              ),
               type: 'function',
               function: { name: block.name ?? '', arguments: '' },
             },

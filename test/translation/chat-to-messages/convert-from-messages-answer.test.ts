@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { convertMessagesAnswerToChat } from '../../../shared/translation/chat-to-messages/convert-from-messages-answer.ts';
 import { mapMessagesStopReason } from '../../../shared/translation/chat-to-messages/map-messages-stop-reason.ts';
+import { readCallId } from '../../../shared/translation/chat-to-messages/reasoning-in-call-id.ts';
 import { parseMessagesAnswer } from '../../../shared/wires/anthropic-messages/anthropic-messages-answer.ts';
 import { messagesStopReasons } from '../../../shared/wires/anthropic-messages/anthropic-messages-stop-reason.ts';
 import { chatCompletionId } from '../../../shared/wires/openai-chat/openai-chat-answer.ts';
@@ -61,7 +62,8 @@ describe('convertMessagesAnswerToChat', () => {
     expect(choice.message.content).toBe("I'll check both cities.");
     expect(choice.message.tool_calls).toEqual([
       {
-        id: 'toolu_01A09q90qw90lq917835lq9',
+        // The first call's id also carries the answer's signed reasoning, for clients that drop thinking_blocks.
+        id: expect.stringMatching(/^toolu_01A09q90qw90lq917835lq9_gwr1_[\w-]+$/),
         type: 'function',
         function: { name: 'get_weather', arguments: '{"location":"Paris, France","unit":"celsius"}' },
       },
@@ -71,6 +73,10 @@ describe('convertMessagesAnswerToChat', () => {
         function: { name: 'get_weather', arguments: '{"location":"Tokyo, Japan","unit":"celsius"}' },
       },
     ]);
+    expect(readCallId(choice.message.tool_calls?.[0]?.id ?? '')).toEqual({
+      upstreamId: 'toolu_01A09q90qw90lq917835lq9',
+      thinkingBlocks: choice.message.thinking_blocks,
+    });
     // 14 uncached + 2764 read from cache + 248 written to cache; only the reads are cached input.
     expect(completion.usage).toEqual({
       prompt_tokens: 3026,

@@ -70,7 +70,8 @@ describe('createMessagesToChatTransformer', () => {
         tool_calls: [
           {
             index: 0,
-            id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6',
+            // The first call's id also carries the signed reasoning before it (reasoning-in-call-id.ts).
+            id: expect.stringMatching(/^toolu_01T1x1fJ34qAmk2tNTrN7Up6_gwr1_[\w-]+$/),
             type: 'function',
             function: { name: 'get_weather', arguments: '' },
           },
@@ -102,7 +103,11 @@ describe('createMessagesToChatTransformer', () => {
       }
     }
     expect(Object.fromEntries(calls)).toEqual({
-      0: { id: 'toolu_01A09q90qw90lq917835lq9', name: 'get_weather', arguments: '{"location": "Tokyo"}' },
+      0: {
+        id: expect.stringMatching(/^toolu_01A09q90qw90lq917835lq9_gwr1_/),
+        name: 'get_weather',
+        arguments: '{"location": "Tokyo"}',
+      },
       1: { id: 'toolu_01GE1Y9sHMxTt6cPRfEGWZ4v', name: 'get_time', arguments: '{"timezone": "Asia/Tokyo"}' },
       // A call without parameters streams no fragment; it still gets parseable arguments.
       2: { id: 'toolu_01CwTdpvT5Hw6wJ2c4gVPdJq', name: 'list_open_files', arguments: '{}' },

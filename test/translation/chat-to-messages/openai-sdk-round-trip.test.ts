@@ -31,7 +31,7 @@ describe('translated streams through the official openai SDK', () => {
     expect(
       choice.message.tool_calls?.map((call) => (call.type === 'function' ? [call.id, call.function.name] : [])),
     ).toEqual([
-      ['toolu_01A09q90qw90lq917835lq9', 'get_weather'],
+      [expect.stringMatching(/^toolu_01A09q90qw90lq917835lq9_gwr1_/), 'get_weather'],
       ['toolu_01GE1Y9sHMxTt6cPRfEGWZ4v', 'get_time'],
       ['toolu_01CwTdpvT5Hw6wJ2c4gVPdJq', 'list_open_files'],
     ]);
