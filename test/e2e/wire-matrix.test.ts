@@ -4,8 +4,8 @@ import { acmeOnEveryWire, alphaRoutes, useGatewayFixture } from '../support/gate
 import { postJson, type TestGateway } from '../support/test-gateway.ts';
 
 /**
- * Which wires each model offers stays true: for a model on a connection of every upstream wire, and for the
- * catalog's models on their routes, every inference client wire either answers (200) or is refused with 400
+ * Which wires each model offers stays true: for a model on a connection of every upstream wire, and for every one
+ * of the catalog's models on its route, every inference client wire either answers (200) or is refused with 400
  * `unsupported_wire` in that client's envelope, and `/v1/models` lists exactly the wires that answer.
  */
 const fixture = useGatewayFixture({
@@ -60,7 +60,9 @@ const declaredModels: Record<UpstreamWire, { model: string; answers: InferenceWi
 /** The catalog's models on their routes: what their catalog entry offers and their route reaches. */
 const catalogModels: Record<string, InferenceWire[]> = {
   'alpha/alpha-k3': ['openai-chat', 'openai-responses', 'anthropic-messages'],
+  'alpha/alpha-k3-256k': ['openai-chat', 'openai-responses', 'anthropic-messages'],
   'alpha/alpha-k2.7-code': ['openai-chat', 'openai-responses', 'anthropic-messages'],
+  'alpha/alpha-k2.7-code-highspeed': ['openai-chat', 'openai-responses', 'anthropic-messages'],
   'beta/beta-4-31b': ['openai-chat', 'openai-responses', 'anthropic-messages'],
   'gamma/gamma': ['openai-chat', 'openai-responses', 'anthropic-messages'],
 };
