@@ -22,7 +22,8 @@ function isMethod(value: string): value is GenerateContentMethod {
 
 /**
  * Reads `/v1beta/models/<model>:<method>`, and `/v1beta/<provider>/<model>:<method>`, the form `@ai-sdk/google`
- * sends for an id that holds a slash (it adds `models/` only to ids without one). The gateway's model ids are
+ * sends for an id that holds a slash (it adds `models/` only to ids without one), and `/v1beta/models/<name>:…`
+ * with a model's name from the list, `models/<provider/model>`. The gateway's model ids are
  * `provider/model`, so the model holds a `/`, sent raw or as `%2F` depending on the client; the path is decoded
  * first and the method is what follows the LAST `:`, because model names may themselves contain colons
  * (`llama3:8b`). An upstream prefix may lead the id in either form (`lb2/google/gemini-2.5-flash`).
@@ -38,6 +39,8 @@ export function parseGenerateContentPath(address: RequestAddress): GenerateConte
   } catch {
     throw badRequest('invalid_model_path', 'The model segment of the path is not valid percent-encoding.');
   }
+  if (resource.startsWith(modelsCollection)) resource = resource.slice(modelsCollection.length);
+  // A model's name as the list gives it, `models/<provider/model>`, put after the collection as the model read takes it.
   if (resource.startsWith(modelsCollection)) resource = resource.slice(modelsCollection.length);
   const colon = resource.lastIndexOf(':');
   const model = colon === -1 ? resource : resource.slice(0, colon);

@@ -45,6 +45,12 @@ describe('the generate-content path', () => {
     expect(parse('/v1beta/models/gemini-test:countTokens')).toEqual({ model: 'gemini-test', method: 'countTokens' });
   });
 
+  it("reads a model's name as the list gives it, models/<provider/model>, after the collection too", () => {
+    const expected = { model: 'google/gemini-test', method: 'generateContent' };
+    expect(parse('/v1beta/models/models/google/gemini-test:generateContent')).toEqual(expected);
+    expect(parse('/v1beta/models/models%2Fgoogle%2Fgemini-test:generateContent')).toEqual(expected);
+  });
+
   it('frames a stream as server-sent events with alt=sse, else as one JSON array; other alt values are refused', () => {
     const format = (query: string) =>
       streamResponseFormat({ innerPath: '/v1beta/m:x', query: new URLSearchParams(query) });
