@@ -37,16 +37,21 @@ function toolResultFor(message: OpenAI.ChatCompletionMessage): OpenAI.ChatComple
   return { role: 'tool', tool_call_id: message.tool_calls?.[0]?.id ?? '', content: 'Sunny, 21 °C' };
 }
 
+/** The loop's first turn: the model reasons, signs its reasoning and calls the weather tool. */
+async function firstTurn(behaviour: { redactedThinking?: boolean } = {}): Promise<MessageWithBlocks> {
+  upstream.nextResponse({ type: 'answer', ...behaviour });
+  const first = await client.chat.completions.create({
+    model: 'alpha-k2.7-code',
+    max_tokens: 3000,
+    messages: [question],
+    tools: [weatherTool],
+  });
+  return first.choices[0]!.message as MessageWithBlocks;
+}
+
 describe('signed thinking through chat completions (K2.7)', () => {
   it('returns thinking_blocks with the signature and redacted thinking, and takes them back before the tool call', async () => {
-    upstream.nextResponse({ type: 'answer', redactedThinking: true });
-    const first = await client.chat.completions.create({
-      model: 'alpha-k2.7-code',
-      max_tokens: 3000,
-      messages: [question],
-      tools: [weatherTool],
-    });
-    const message = first.choices[0]!.message as MessageWithBlocks;
+    const message = await firstTurn({ redactedThinking: true });
     expect(message.reasoning_content).toBe('considering: Weather in Oslo?');
     expect(message.thinking_blocks).toEqual([
       {
@@ -103,14 +108,7 @@ describe('signed thinking through chat completions (K2.7)', () => {
   });
 
   it('a client that sends back only the fields chat defines goes on: the first call id gives the signed blocks back', async () => {
-    upstream.nextResponse({ type: 'answer', redactedThinking: true });
-    const first = await client.chat.completions.create({
-      model: 'alpha-k2.7-code',
-      max_tokens: 3000,
-      messages: [question],
-      tools: [weatherTool],
-    });
-    const message = first.choices[0]!.message as MessageWithBlocks;
+    const message = await firstTurn({ redactedThinking: true });
     // As the AI SDK and LangChain rebuild an assistant message: its text and tool calls, nothing else.
     const rebuilt: OpenAI.ChatCompletionAssistantMessageParam = {
       role: 'assistant',
@@ -135,13 +133,7 @@ describe('signed thinking through chat completions (K2.7)', () => {
   });
 
   it('a turn with neither the blocks nor an id that carries them meets the strict upstream`s refusal, relayed', async () => {
-    const first = await client.chat.completions.create({
-      model: 'alpha-k2.7-code',
-      max_tokens: 3000,
-      messages: [question],
-      tools: [weatherTool],
-    });
-    const { thinking_blocks: _dropped, ...withoutBlocks } = first.choices[0]!.message as MessageWithBlocks;
+    const { thinking_blocks: _dropped, ...withoutBlocks } = await firstTurn();
     // An id the client rewrote, keeping only the upstream's part: nothing carries the signature any more.
     const plainId = (id: string) => id.split('_gwr1_')[0] ?? id;
     const refused = await client.chat.completions
