@@ -14,7 +14,7 @@ import { type RequestDeadline, startRequestDeadline } from '../clock/monotonic-d
 import type { GatewayServices } from '../config/gateway-services.ts';
 import { GatewayError } from '../http/gateway-error.ts';
 import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
-import { renderFailure } from '../http/render-error.ts';
+import { type JsonResponse, lastResortFailure, renderFailure } from '../http/render-error.ts';
 import type { RouteMatch } from '../http/route-table.ts';
 import { type UpstreamNetwork, upstreamNetworkFor } from '../net/upstream-address.ts';
 import { logger } from '../observability/logger.ts';
@@ -24,7 +24,7 @@ import type { ClientWireFormat, StreamFraming, WireRequest } from '../wires/clie
 import { parseJson } from '../wires/parse-json.ts';
 import type { UpstreamHttpRequest, UpstreamWireFormat } from '../wires/upstream-wire-format.ts';
 import { upstreamWireFor } from '../wires/upstream-wires.ts';
-import { clientWiresServedBy } from '../wires/wire-names.ts';
+import { clientWiresServedBy, type ErrorEnvelope } from '../wires/wire-names.ts';
 import { dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
 import { forwardedHeaders, withForwardedHeaders } from './forwarded-headers.ts';
 import { relayEventStream } from './relay-event-stream.ts';
@@ -57,13 +57,10 @@ export async function handleInference<Request extends WireRequest, ClientEvent, 
       afterResponse: admitted.settle(answer.outcome),
     };
   } catch (error) {
-    const failure = framedError(
-      renderFailure(error, clientWire.envelope, {
-        operation: admitted ? 'upstream call' : 'request',
-        requestId: admitted?.requestId ?? request.requestId,
-      }),
-      framing,
-    );
+    const failure = failureAnswer(error, clientWire.envelope, framing, {
+      operation: admitted ? 'upstream call' : 'request',
+      requestId: admitted?.requestId ?? request.requestId,
+    });
     if (admitted === undefined) return failure;
     return {
       ...failure,
@@ -76,9 +73,23 @@ export async function handleInference<Request extends WireRequest, ClientEvent, 
   }
 }
 
-/** An error answer in the framing the client asked for (a JSON array carries even its errors as one). */
-function framedError<Answer extends { body: string }>(answer: Answer, framing: StreamFraming | undefined): Answer {
-  return framing && answer.body.length > 0 ? { ...answer, body: framing.errorBody(answer.body) } : answer;
+/**
+ * A failure's answer, in the framing the client asked for (a JSON array carries even its errors as one). Never
+ * throws, so the pipeline always answers and always settles: should rendering or framing the failure fail, the
+ * answer is the last-resort 500 in the wire's envelope.
+ */
+function failureAnswer(
+  error: unknown,
+  envelope: ErrorEnvelope,
+  framing: StreamFraming | undefined,
+  context: { operation: string; requestId: string },
+): JsonResponse {
+  try {
+    const answer = renderFailure(error, envelope, context);
+    return framing && answer.body.length > 0 ? { ...answer, body: framing.errorBody(answer.body) } : answer;
+  } catch (renderingFault) {
+    return lastResortFailure(envelope, { ...context, renderingFault });
+  }
 }
 
 /** A request read, routed, authorized, validated and translated: ready to be admitted and sent. */

@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ClientGoneError, GatewayError, toGatewayError } from '../../shared/http/gateway-error.ts';
 import { renderFailure } from '../../shared/http/render-error.ts';
+import { logger } from '../../shared/observability/logger.ts';
 import type { AdmissionRefusal } from '../../shared/store/admission.ts';
 import {
   AdmissionRefusedError,
@@ -8,6 +9,7 @@ import {
   StoreNotFoundError,
   StoreUnavailableError,
 } from '../../shared/store/store-errors.ts';
+import type { ErrorEnvelope } from '../../shared/wires/wire-names.ts';
 
 describe('renderFailure, the one way handlers answer a failure', () => {
   it('answers nothing (499) to a caller that went away, instead of a 500', () => {
@@ -66,5 +68,71 @@ describe('renderFailure, the one way handlers answer a failure', () => {
     const error = toGatewayError(new AdmissionRefusedError(refusal));
     expect(error).toMatchObject({ status, code });
     if (status === 429) expect(error.headers).toEqual({ 'retry-after': '1' });
+  });
+});
+
+describe('renderFailure never throws', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  /** A thrown value that throws back at whoever looks at it: `instanceof` asks for its prototype. */
+  const hostile = new Proxy(
+    {},
+    {
+      getPrototypeOf() {
+        throw new Error('do not look');
+      },
+      get() {
+        throw new Error('do not look');
+      },
+    },
+  );
+  const lastResort = {
+    openai: {
+      error: {
+        message: 'The gateway failed to handle the request.',
+        type: 'api_error',
+        code: 'internal_error',
+        param: null,
+      },
+    },
+    anthropic: {
+      type: 'error',
+      error: { type: 'api_error', message: 'The gateway failed to handle the request.', code: 'internal_error' },
+    },
+    gemini: {
+      error: {
+        code: 500,
+        message: 'The gateway failed to handle the request.',
+        status: 'INTERNAL',
+        reason: 'internal_error',
+      },
+    },
+  } satisfies Record<ErrorEnvelope, unknown>;
+
+  it.each(Object.entries(lastResort))(
+    'answers a failure that cannot be read with the last-resort 500 (%s)',
+    (envelope, body) => {
+      const answer = renderFailure(hostile, envelope as ErrorEnvelope, { operation: 'test' });
+      expect(answer).toMatchObject({ statusCode: 500, headers: { 'content-type': 'application/json' } });
+      expect(JSON.parse(answer.body)).toEqual(body);
+    },
+  );
+
+  it('answers in the OpenAI envelope when the envelope is one no renderer knows', () => {
+    const answer = renderFailure(new Error('fault'), 'xml' as ErrorEnvelope, { operation: 'test' });
+    expect(answer.statusCode).toBe(500);
+    expect(JSON.parse(answer.body)).toEqual(lastResort.openai);
+    expect(renderFailure(new Error('fault'), 'constructor' as ErrorEnvelope, { operation: 'test' }).body).toBe(
+      answer.body,
+    );
+  });
+
+  it('still answers when the logger itself throws', () => {
+    vi.spyOn(logger, 'error').mockImplementation(() => {
+      throw new Error('log sink gone');
+    });
+    const answer = renderFailure(new Error('fault'), 'anthropic', { operation: 'test', requestId: 'req_1' });
+    expect(answer.statusCode).toBe(500);
+    expect(JSON.parse(answer.body)).toEqual(lastResort.anthropic);
   });
 });
