@@ -48,6 +48,8 @@ privateRanges.addSubnet('198.18.0.0', 15, 'ipv4');
 privateRanges.addAddress('::1', 'ipv6');
 privateRanges.addSubnet('fc00::', 7, 'ipv6');
 privateRanges.addSubnet('fec0::', 10, 'ipv6');
+// Local-use NAT64 (RFC 8215): a translator of the site's own, which reaches whatever IPv4 network it sits on.
+privateRanges.addSubnet('64:ff9b:1::', 48, 'ipv6');
 
 /** Names that are metadata services whatever they resolve to (or do not resolve to) from here. */
 const metadataNames = new Set([
@@ -60,12 +62,15 @@ const metadataNames = new Set([
   'metadata.platformequinix.com',
 ]);
 
-/** The class of an IP address (IPv4-mapped IPv6 and NAT64 addresses are judged by the IPv4 address inside). */
+/**
+ * The class of an IP address. IPv6 addresses that carry an IPv4 address are judged by the IPv4 address inside:
+ * IPv4-mapped (`::ffff:a.b.c.d`, which BlockList reads so itself), NAT64 and IPv4-compatible addresses.
+ */
 export function addressClass(address: string): AddressClass {
   const family = isIP(address);
   if (family === 0) return 'never';
   const type = family === 4 ? 'ipv4' : 'ipv6';
-  const embedded = family === 6 ? nat64Ipv4(address) : undefined;
+  const embedded = family === 6 ? embeddedIpv4(address) : undefined;
   if (embedded) return addressClass(embedded);
   if (never.check(address, type)) return 'never';
   if (privateRanges.check(address, type)) return 'private';
@@ -154,12 +159,18 @@ function firstRefusal(addresses: readonly { address: string }[], network: Upstre
   return undefined;
 }
 
-/** The IPv4 address inside a NAT64 address (64:ff9b::/96), as IPv6-only networks reach IPv4 hosts. */
-function nat64Ipv4(address: string): string | undefined {
+/**
+ * The IPv4 address inside a NAT64 address (64:ff9b::/96), as IPv6-only networks reach IPv4 hosts, or inside an
+ * IPv4-compatible one (`::a.b.c.d`, ::/96 but for `::` and `::1`; deprecated by RFC 4291 §2.5.5.1, and still
+ * tunnelled to the IPv4 host by stacks that know it).
+ */
+function embeddedIpv4(address: string): string | undefined {
   const groups = expandIpv6(address);
   if (!groups) return undefined;
-  if (groups[0] !== 0x64 || groups[1] !== 0xff9b || groups.slice(2, 6).some((group) => group !== 0)) return undefined;
   const [high = 0, low = 0] = groups.slice(6);
+  const nat64 = groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((group) => group === 0);
+  const compatible = groups.slice(0, 6).every((group) => group === 0) && !(high === 0 && low <= 1);
+  if (!nat64 && !compatible) return undefined;
   return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
 }
 

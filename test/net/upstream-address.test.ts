@@ -28,6 +28,10 @@ describe('address classes', () => {
     ['::ffff:a9fe:a9fe', 'never'],
     ['64:ff9b::a9fe:a9fe', 'never'],
     ['64:ff9b::169.254.169.254', 'never'],
+    // IPv4-compatible (deprecated) spellings carry the address inside them too.
+    ['::169.254.169.254', 'never'],
+    ['::a9fe:a9fe', 'never'],
+    ['::0.0.0.2', 'never'],
     ['not an address', 'never'],
     ['127.0.0.1', 'private'],
     ['127.1.2.3', 'private'],
@@ -40,11 +44,17 @@ describe('address classes', () => {
     ['fd12:3456::1', 'private'],
     ['::ffff:127.0.0.1', 'private'],
     ['64:ff9b::a00:1', 'private'],
+    ['::127.0.0.1', 'private'],
+    ['::a00:1', 'private'],
+    // A site's own NAT64 translator reaches its IPv4 network, whichever address it embeds.
+    ['64:ff9b:1::a9fe:a9fe', 'private'],
+    ['64:ff9b:1:2::808:808', 'private'],
     ['8.8.8.8', 'public'],
     ['172.32.0.1', 'public'],
     ['100.128.0.1', 'public'],
     ['2606:4700::1111', 'public'],
     ['64:ff9b::808:808', 'public'],
+    ['::808:808', 'public'],
   ] as const)('%s is %s', (address, expected) => {
     expect(addressClass(address)).toBe(expected);
   });
@@ -67,6 +77,7 @@ describe('checkBaseUrl', () => {
     ['http://metadata.google.internal/computeMetadata/v1', /metadata service/],
     ['http://METADATA.GOOGLE.INTERNAL./', /metadata service/],
     ['http://[::ffff:169.254.169.254]/', /link-local, metadata/],
+    ['http://[::169.254.169.254]/', /link-local, metadata/],
     // Other spellings of 169.254.169.254 that a URL parser turns into it.
     ['http://0251.0376.0251.0376/', /link-local, metadata/],
     ['http://2852039166/', /link-local, metadata/],
@@ -122,6 +133,14 @@ describe('guardedLookup', () => {
     );
     expect(answer.error).toBeInstanceOf(UpstreamAddressRefused);
   });
+
+  it.each(['::ffff:169.254.169.254', '::ffff:a9fe:a9fe', '::169.254.169.254', '64:ff9b::a9fe:a9fe'])(
+    'refuses a DNS answer that spells the metadata address as the IPv6 address %s, on any network',
+    async (address) => {
+      const answer = await run(lookupWith('private-allowed', [{ address, family: 6 }]), { all: true });
+      expect(answer.error).toBeInstanceOf(UpstreamAddressRefused);
+    },
+  );
 
   it('refuses private answers on public-only, allows them where private networks are', async () => {
     const answers = [{ address: '10.0.0.7', family: 4 }];
