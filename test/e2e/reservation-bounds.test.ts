@@ -226,3 +226,86 @@ describe('the output allowance goes upstream as the wire`s own cap', () => {
     }
   });
 });
+
+describe('a request asks for no more than any model can produce', () => {
+  const contents = [{ role: 'user', parts: [{ text: 'hi' }] }];
+  /** Each beyond the largest output cap (a 32-bit integer) or the most answers (128) a request may ask for. */
+  const beyond: { name: string; path: string; body: Record<string, unknown>; field: string }[] = [
+    {
+      name: 'chat n of 2^53 − 1',
+      path: '/v1/chat/completions',
+      body: { model: 'acme/acme-1', messages: hello, n: Number.MAX_SAFE_INTEGER, max_tokens: 32_768 },
+      field: 'n',
+    },
+    {
+      name: 'chat n of 129',
+      path: '/v1/chat/completions',
+      body: { model: 'acme/acme-1', messages: hello, n: 129 },
+      field: 'n',
+    },
+    {
+      name: 'chat max_tokens of 2^53 − 1',
+      path: '/v1/chat/completions',
+      body: { model: 'acme/acme-1', messages: hello, max_tokens: Number.MAX_SAFE_INTEGER },
+      field: 'max_tokens',
+    },
+    {
+      name: 'chat max_completion_tokens of 2^31',
+      path: '/v1/chat/completions',
+      body: { model: 'acme/acme-1', messages: hello, max_completion_tokens: 2 ** 31 },
+      field: 'max_completion_tokens',
+    },
+    {
+      name: 'Responses max_output_tokens of 2^31',
+      path: '/v1/responses',
+      body: { model: 'acme/acme-r', input: 'hi', max_output_tokens: 2 ** 31 },
+      field: 'max_output_tokens',
+    },
+    {
+      name: 'messages max_tokens of 2^31',
+      path: '/v1/messages',
+      body: { model: 'acme/acme-m', messages: hello, max_tokens: 2 ** 31 },
+      field: 'max_tokens',
+    },
+    {
+      name: 'generate-content candidateCount of 2^53 − 1',
+      path: '/v1beta/models/acme/acme-g:generateContent',
+      body: { contents, generationConfig: { candidateCount: Number.MAX_SAFE_INTEGER } },
+      field: 'candidateCount',
+    },
+    {
+      name: 'generate-content max_output_tokens of 2^31',
+      path: '/v1beta/models/acme/acme-g:streamGenerateContent?alt=sse',
+      body: { contents, generation_config: { max_output_tokens: 2 ** 31 } },
+      field: 'max_output_tokens',
+    },
+  ];
+
+  for (const { name, path, body, field } of beyond) {
+    it(`refuses ${name} with 400 before anything is reserved, even without a daily allowance`, async () => {
+      // Admitted, each would have stored a reservation beyond the safe integers (10^20 tokens for n of 2^53 − 1):
+      // the charge of the request if no usage came, and a day's total that no longer adds up.
+      const { memberId, key } = await freshMember({});
+      const response = await post(key, path, body);
+      const text = await response.text();
+      expect(response.status, text).toBe(400);
+      expect(text).toContain('invalid_request');
+      expect(text).toContain(field);
+      expect(upstream.requests).toHaveLength(0);
+      const member = await memberAfterSettlement(gateway.host.services, memberId);
+      expect(Object.values(member.tokenDays).reduce((sum, tokens) => sum + tokens, 0)).toBe(0);
+    });
+  }
+
+  it('admits the most a request may ask for, and reserves it as a safe integer', async () => {
+    const { key } = await freshMember({});
+    upstream.nextResponse({ type: 'answer', usage: 'omit' });
+    const body = { model: 'acme/acme-1', messages: hello, n: 128, max_tokens: 2 ** 31 - 1 };
+    const response = await post(key, '/v1/chat/completions', body);
+    expect(response.status, await response.text()).toBe(200);
+    const record = await settledRecord(gateway.host.services, response.headers.get('x-request-id')!);
+    expect(record.reserved).toBe(estimateInputTokens(body) + 128 * (2 ** 31 - 1));
+    expect(Number.isSafeInteger(record.reserved)).toBe(true);
+    expect(record).toMatchObject({ source: 'conservative', charge: record.reserved });
+  });
+});

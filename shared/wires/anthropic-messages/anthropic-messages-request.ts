@@ -1,4 +1,5 @@
 import * as z from '../../validation/zod.ts';
+import { outputCapSchema } from '../spend-bounds.ts';
 
 /**
  * The Messages request. Read as clients send it (`messagesRequestSchema`): strict on the fields the gateway
@@ -19,7 +20,7 @@ export const messagesRequestSchema = z.looseObject({
       z.looseObject({ role: z.string().check(z.minLength(1)), content: z.union([z.string(), z.array(z.unknown())]) }),
     )
     .check(z.minLength(1)),
-  max_tokens: z.optional(z.number().check(z.int(), z.positive())),
+  max_tokens: z.optional(outputCapSchema),
   stream: z.optional(z.boolean()),
   tools: z.optional(z.array(z.unknown())),
   mcp_servers: z.optional(z.unknown()),
@@ -135,7 +136,7 @@ export const translatableMessagesRequestSchema = z.looseObject({
   model: modelSchema,
   messages: z.array(turnSchema).check(z.minLength(1)),
   system: z.optional(z.union([z.string(), z.array(textBlockSchema)])),
-  max_tokens: z.optional(z.number().check(z.int(), z.positive())),
+  max_tokens: z.optional(outputCapSchema),
   stream: z.optional(z.boolean()),
   temperature: z.optional(z.number().check(z.gte(0), z.lte(1))),
   top_p: z.optional(z.number().check(z.gte(0), z.lte(1))),

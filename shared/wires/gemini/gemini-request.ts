@@ -1,16 +1,18 @@
 import * as z from '../../validation/zod.ts';
+import { answerCountSchema, outputCapSchema } from '../spend-bounds.ts';
 
-const countSchema = z.nullish(z.number().check(z.int(), z.positive()));
+const outputCap = z.nullish(outputCapSchema);
+const answerCount = z.nullish(answerCountSchema);
 
 /**
  * The settings the reservation reads. The vendor parses its JSON as protobuf does, so every field has two names,
  * camelCase and snake_case: both are read (gemini-spend-bounds.ts), so neither slips past the reservation.
  */
 const generationConfigSchema = z.looseObject({
-  maxOutputTokens: countSchema,
-  max_output_tokens: countSchema,
-  candidateCount: countSchema,
-  candidate_count: countSchema,
+  maxOutputTokens: outputCap,
+  max_output_tokens: outputCap,
+  candidateCount: answerCount,
+  candidate_count: answerCount,
 });
 
 const contentsSchema = z

@@ -1,4 +1,5 @@
 import * as z from '../../validation/zod.ts';
+import { answerCountSchema, outputCapSchema } from '../spend-bounds.ts';
 import type { ChatToolCallOut } from './openai-chat-answer.ts';
 import { type ChatThinkingBlockOut, chatThinkingBlocksSchema } from './openai-chat-thinking-blocks.ts';
 
@@ -11,7 +12,8 @@ import { type ChatThinkingBlockOut, chatThinkingBlocksSchema } from './openai-ch
  * https://platform.openai.com/docs/api-reference/chat/create
  */
 
-const outputCapSchema = z.nullish(z.number().check(z.int(), z.positive()));
+const outputCap = z.nullish(outputCapSchema);
+const answerCount = z.nullish(answerCountSchema);
 
 const envelopeMessageSchema = z.looseObject({
   role: z.string().check(z.minLength(1)),
@@ -23,10 +25,10 @@ export const chatRequestSchema = z.looseObject({
   messages: z.array(envelopeMessageSchema).check(z.minLength(1)),
   stream: z.optional(z.boolean()),
   stream_options: z.nullish(z.looseObject({ include_usage: z.optional(z.boolean()) })),
-  max_tokens: outputCapSchema,
-  max_completion_tokens: outputCapSchema,
+  max_tokens: outputCap,
+  max_completion_tokens: outputCap,
   // How many answers: each may be as long as the output cap (openai-chat-spend-bounds.ts).
-  n: z.nullish(z.number().check(z.int(), z.positive())),
+  n: answerCount,
   tools: z.optional(z.array(z.unknown())),
   tool_choice: z.optional(z.unknown()),
   web_search_options: z.optional(z.unknown()),
@@ -111,15 +113,15 @@ export const translatableChatRequestSchema = z.looseObject({
   model: z.string().check(z.minLength(1)),
   messages: z.array(messageSchema).check(z.minLength(1)),
   stream: z.nullish(z.boolean()),
-  max_tokens: outputCapSchema,
-  max_completion_tokens: outputCapSchema,
+  max_tokens: outputCap,
+  max_completion_tokens: outputCap,
   temperature: z.nullish(z.number().check(z.nonnegative())),
   top_p: z.nullish(z.number().check(z.gte(0), z.lte(1))),
   stop: z.nullish(z.union([z.string(), z.array(z.string())])),
   tools: z.nullish(z.array(functionToolSchema)),
   tool_choice: z.nullish(toolChoiceSchema),
   parallel_tool_calls: z.nullish(z.boolean()),
-  n: z.nullish(z.number().check(z.int(), z.positive())),
+  n: answerCount,
   logprobs: z.nullish(z.boolean()),
   response_format: z.nullish(z.looseObject({ type: z.string() })),
   // The model's thinking as messages-style clients choose it; read and decided by the translator.

@@ -1,4 +1,5 @@
 import * as z from '../../validation/zod.ts';
+import { outputCapSchema } from '../spend-bounds.ts';
 import { inputListSchema, toolListSchema } from './openai-responses-input.ts';
 
 /**
@@ -12,13 +13,13 @@ import { inputListSchema, toolListSchema } from './openai-responses-input.ts';
  * https://platform.openai.com/docs/api-reference/responses/create
  */
 
-const outputCapSchema = z.nullish(z.number().check(z.int(), z.positive()));
+const outputCap = z.nullish(outputCapSchema);
 
 export const responsesRequestSchema = z.looseObject({
   model: z.string().check(z.minLength(1), z.maxLength(256)),
   input: z.optional(z.union([z.string(), z.array(z.unknown())])),
   stream: z.nullish(z.boolean()),
-  max_output_tokens: outputCapSchema,
+  max_output_tokens: outputCap,
   tools: z.optional(z.array(z.unknown())),
   prompt: z.optional(z.unknown()),
 });
@@ -44,7 +45,7 @@ export const translatableResponsesRequestSchema = z.looseObject({
   input: z.optional(z.union([z.string(), inputListSchema])),
   instructions: z.nullish(z.string()),
   stream: z.nullish(z.boolean()),
-  max_output_tokens: outputCapSchema,
+  max_output_tokens: outputCap,
   temperature: z.nullish(z.number().check(z.nonnegative())),
   top_p: z.nullish(z.number().check(z.gte(0), z.lte(1))),
   // The effort's allowed values are the catalog's, checked where the chat body is prepared for the route.
