@@ -77,6 +77,11 @@ const refused: { name: string; path: string; body: Record<string, unknown> }[] =
       body: messages({ tools: [{ type, name: 'server_side' }] }),
     })),
   {
+    name: 'messages: a tool that is not a definition (a bare name)',
+    path: messagesPath,
+    body: messages({ tools: ['web_search_20250305'] }),
+  },
+  {
     name: 'messages: an MCP connector (mcp_servers)',
     path: messagesPath,
     body: messages({ mcp_servers: [{ type: 'url', url: 'https://mcp.example.com/sse', name: 'example' }] }),
@@ -95,6 +100,23 @@ const refused: { name: string; path: string; body: Record<string, unknown> }[] =
   },
 ];
 
+/**
+ * Responses input items that the vendor fills in from what it stored (spec §8 rule 4): sent through to a Responses
+ * connection they would add input no estimate saw. (A translation to chat refuses an item_reference always, and
+ * reads a reasoning item itself.)
+ */
+const storedItems: { name: string; input: unknown[] }[] = [
+  { name: 'an item_reference', input: [{ type: 'item_reference', id: 'msg_stored' }] },
+  {
+    name: 'a reasoning item sent by its id alone',
+    input: [
+      { role: 'user', content: 'Find it.' },
+      { type: 'reasoning', id: 'rs_stored', summary: [{ type: 'summary_text', text: 'Looked.' }] },
+      { role: 'user', content: 'And again.' },
+    ],
+  },
+];
+
 const accepted: { name: string; path: string; body: Record<string, unknown> }[] = [
   {
     name: 'chat: function tools',
@@ -105,6 +127,17 @@ const accepted: { name: string; path: string; body: Record<string, unknown> }[] 
     name: 'responses: function tools',
     path: responsesPath,
     body: responses({ tools: [{ type: 'function', name: 'get_weather', parameters: functionParameters }] }),
+  },
+  {
+    name: 'responses: a reasoning item that carries its encrypted_content',
+    path: responsesPath,
+    body: responses({
+      input: [
+        { role: 'user', content: 'Find it.' },
+        { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'gAAAAB-opaque-state' },
+        { role: 'user', content: 'And again.' },
+      ],
+    }),
   },
   {
     name: 'messages: custom tools, with and without their type',
@@ -140,6 +173,19 @@ describe('under a finite allowance', () => {
     });
   }
 
+  for (const { name, input } of storedItems) {
+    it(`refuses ${name} in a Responses request sent through, before anything is reserved or sent`, async () => {
+      const { memberId, key } = await gateway.admin.createMemberWithKey({ dailyTokens: 1_000_000 });
+      const response = await post(key, responsesPath, responses({ input }));
+      const text = await response.text();
+      expect(response.status, text).toBe(400);
+      expect(text).toContain('stored_reference_refused');
+      expect(upstream.requests).toHaveLength(0);
+      const member = await memberAfterSettlement(gateway.host.services, memberId);
+      expect(member.tokenDays).toEqual({});
+    });
+  }
+
   for (const { name, path, body } of accepted) {
     it(`accepts ${name}`, async () => {
       const { key } = await gateway.admin.createMemberWithKey({ dailyTokens: 1_000_000 });
@@ -151,6 +197,13 @@ describe('under a finite allowance', () => {
 });
 
 describe('without a daily allowance', () => {
+  it.each(storedItems)('passes $name through to the provider', async ({ input }) => {
+    const { key } = await gateway.admin.createMemberWithKey({});
+    const response = await post(key, responsesPath, responses({ input }));
+    expect(response.status, await response.text()).toBe(200);
+    expect(upstream.requests).toHaveLength(1);
+  });
+
   it.each(refused.slice(0, 3))('passes $name through to the provider', async ({ path, body }) => {
     const { key } = await gateway.admin.createMemberWithKey({});
     const response = await post(key, path, body);

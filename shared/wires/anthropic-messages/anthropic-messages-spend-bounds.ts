@@ -1,3 +1,5 @@
+import { badRequest } from '../../http/gateway-error.ts';
+import { isRecord } from '../parse-json.ts';
 import { cappedAt, serverToolRefused, toolTypeOf } from '../spend-bounds.ts';
 import type { MessagesRequest } from './anthropic-messages-request.ts';
 
@@ -18,6 +20,13 @@ export function assertMessagesCostBounded(request: MessagesRequest): void {
     throw serverToolRefused('mcp_servers', 'an MCP connector');
   }
   for (const [position, tool] of (request.tools ?? []).entries()) {
+    // Not an object: no definition the client runs (a bare name would be the vendor's to resolve).
+    if (!isRecord(tool)) {
+      throw badRequest(
+        'server_tool_refused',
+        `tools.${position} is not a tool definition; under a finite token allowance send custom tools (a name and an input_schema) only.`,
+      );
+    }
     const type = toolTypeOf(tool);
     if (type !== undefined && type !== 'custom') throw serverToolRefused(`tools.${position}`, `the ${type} tool`);
   }

@@ -1,4 +1,5 @@
 import { badRequest } from '../../http/gateway-error.ts';
+import { isRecord } from '../parse-json.ts';
 import { cappedAt, serverToolRefused, toolTypeOf } from '../spend-bounds.ts';
 import type { ResponsesRequest } from './openai-responses-request.ts';
 
@@ -28,6 +29,30 @@ export function assertResponsesCostBounded(request: ResponsesRequest): void {
       '"prompt" refers to a template stored by the vendor; under a finite token allowance send instructions and input.',
     );
   }
+  for (const [position, item] of (Array.isArray(request.input) ? request.input : []).entries()) {
+    const stored = storedItemReference(item);
+    if (stored !== undefined) {
+      throw badRequest(
+        'stored_reference_refused',
+        `input.${position} is ${stored}, which the vendor fills in from what it stored, input the estimate never saw; under a finite token allowance send the items themselves (a reasoning item with its encrypted_content; with the Vercel AI SDK: providerOptions.openai.store = false).`,
+      );
+    }
+  }
+}
+
+/**
+ * An input item that names an item the vendor stored rather than holding it: an `item_reference`, or a reasoning
+ * item sent by its id without its `encrypted_content` (the vendor then reads its reasoning back from storage).
+ */
+function storedItemReference(item: unknown): string | undefined {
+  if (!isRecord(item)) return undefined;
+  if (item.type === 'item_reference') return 'an item_reference';
+  const encrypted = item.encrypted_content;
+  const holdsReasoning = typeof encrypted === 'string' && encrypted.length > 0;
+  if (item.type === 'reasoning' && typeof item.id === 'string' && !holdsReasoning) {
+    return 'a reasoning item sent by its id alone';
+  }
+  return undefined;
 }
 
 export function withResponsesOutputCap(body: Record<string, unknown>, cap: number): Record<string, unknown> {
