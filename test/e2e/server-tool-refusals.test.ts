@@ -102,10 +102,16 @@ const refused: { name: string; path: string; body: Record<string, unknown> }[] =
 
 /**
  * Responses input items that the vendor fills in from what it stored (spec §8 rule 4): sent through to a Responses
- * connection they would add input no estimate saw. (A translation to chat refuses an item_reference always, and
- * reads a reasoning item itself.)
+ * connection they would add input no estimate saw; and a background response, which the vendor generates after the
+ * request has ended (past its deadline, a client that left and its lease). (A translation to chat refuses an
+ * item_reference and background always, and reads a reasoning item itself.)
  */
-const storedItems: { name: string; input: unknown[] }[] = [
+const storedItems: { name: string; input: unknown[]; extra?: Record<string, unknown> }[] = [
+  {
+    name: 'a background response (generated after the request ends, to be polled from storage)',
+    input: [{ role: 'user', content: 'Find it.' }],
+    extra: { background: true },
+  },
   { name: 'an item_reference', input: [{ type: 'item_reference', id: 'msg_stored' }] },
   {
     name: 'a reasoning item sent by its id alone',
@@ -173,10 +179,10 @@ describe('under a finite allowance', () => {
     });
   }
 
-  for (const { name, input } of storedItems) {
+  for (const { name, input, extra } of storedItems) {
     it(`refuses ${name} in a Responses request sent through, before anything is reserved or sent`, async () => {
       const { memberId, key } = await gateway.admin.createMemberWithKey({ dailyTokens: 1_000_000 });
-      const response = await post(key, responsesPath, responses({ input }));
+      const response = await post(key, responsesPath, responses({ input, ...extra }));
       const text = await response.text();
       expect(response.status, text).toBe(400);
       expect(text).toContain('stored_reference_refused');
@@ -197,9 +203,9 @@ describe('under a finite allowance', () => {
 });
 
 describe('without a daily allowance', () => {
-  it.each(storedItems)('passes $name through to the provider', async ({ input }) => {
+  it.each(storedItems)('passes $name through to the provider', async ({ input, extra }) => {
     const { key } = await gateway.admin.createMemberWithKey({});
-    const response = await post(key, responsesPath, responses({ input }));
+    const response = await post(key, responsesPath, responses({ input, ...extra }));
     expect(response.status, await response.text()).toBe(200);
     expect(upstream.requests).toHaveLength(1);
   });

@@ -22,6 +22,7 @@ export const responsesRequestSchema = z.looseObject({
   max_output_tokens: outputCap,
   tools: z.optional(z.array(z.unknown())),
   prompt: z.optional(z.unknown()),
+  background: z.nullish(z.boolean()),
 });
 
 export type ResponsesRequest = z.infer<typeof responsesRequestSchema>;

@@ -29,6 +29,14 @@ export function assertResponsesCostBounded(request: ResponsesRequest): void {
       '"prompt" refers to a template stored by the vendor; under a finite token allowance send instructions and input.',
     );
   }
+  // The vendor keeps generating a background response after the request has ended: past its deadline, past a
+  // client that left, and past its concurrency lease, to be polled from storage the gateway does not reach.
+  if (request.background === true) {
+    throw badRequest(
+      'stored_reference_refused',
+      'background: true asks the vendor to store the response and generate it after the request has ended; under a finite token allowance send the request without it (streamed if it is long).',
+    );
+  }
   for (const [position, item] of (Array.isArray(request.input) ? request.input : []).entries()) {
     const stored = storedItemReference(item);
     if (stored !== undefined) {
