@@ -11,7 +11,6 @@ const clockSensitiveFiles = [
   'test/e2e/admission-limits.test.ts',
   'test/e2e/accounting-rules.test.ts',
   'test/e2e/limits.test.ts',
-  'test/accounting/admission-races.test.ts',
   'test/accounting/accounting-faults.test.ts',
   'test/local/lambda-stream-shim.test.ts',
   'test/e2e/reservation-bounds.test.ts',
