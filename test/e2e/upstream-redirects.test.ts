@@ -88,6 +88,16 @@ const calls = [
     path: '/v1beta/models/google/redirect-gemini:streamGenerateContent?alt=sse',
     body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
   },
+  {
+    name: 'a generate-content token count',
+    path: '/v1beta/models/google/redirect-gemini:countTokens',
+    body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
+  },
+  {
+    name: 'streamed responses',
+    path: '/v1/responses',
+    body: { model: 'openai/redirect-responses', input: 'hi', stream: true },
+  },
 ] as const;
 
 async function call(path: string, body: unknown): Promise<{ status: number; json: unknown; requestId: string | null }> {
