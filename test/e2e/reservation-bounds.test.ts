@@ -130,12 +130,13 @@ describe('the output allowance goes upstream as the wire`s own cap', () => {
       want: [defaultOutputCap, undefined],
     },
     {
-      name: 'chat with max_completion_tokens: that field is kept, and no other added',
+      // Ollama, LM Studio, DeepSeek- and GLM-type APIs ignore max_completion_tokens: the fake upstream does too.
+      name: 'chat with max_completion_tokens: that field is kept, and max_tokens, which every compatible engine reads, holds the same',
       path: '/v1/chat/completions',
       body: { model: 'acme/acme-1', messages: hello, max_completion_tokens: 300 },
       cap: 300,
       sent: (body) => [body.max_completion_tokens, body.max_tokens],
-      want: [300, undefined],
+      want: [300, 300],
     },
     {
       name: 'chat under the member`s maxOutput',

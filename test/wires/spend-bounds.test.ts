@@ -54,10 +54,23 @@ describe('the output cap each wire sends upstream', () => {
   });
 
   it('chat: keeps the field the client used, lowers each one above the cap, and never raises one', () => {
-    expect(sent(openaiChatUpstreamWire, { max_completion_tokens: 100 }, 500)).toEqual(
-      expect.objectContaining({ max_completion_tokens: 100 }),
+    // Towards OpenAI's own API, the client's field alone.
+    const openai = sent(openaiChatUpstreamWire, { max_completion_tokens: 100 }, 500, 'https://api.openai.com/v1');
+    expect(openai).toEqual(expect.objectContaining({ max_completion_tokens: 100 }));
+    expect(openai).not.toHaveProperty('max_tokens');
+    expect(sent(openaiChatUpstreamWire, { max_tokens: 100 }, 500, 'https://api.openai.com/v1')).not.toHaveProperty(
+      'max_completion_tokens',
     );
-    expect(sent(openaiChatUpstreamWire, { max_completion_tokens: 100 }, 500)).not.toHaveProperty('max_tokens');
+    // Towards a compatible engine, max_tokens too, which Ollama, LM Studio and DeepSeek-type APIs read alone.
+    expect(sent(openaiChatUpstreamWire, { max_completion_tokens: 100 }, 500)).toMatchObject({
+      max_completion_tokens: 100,
+      max_tokens: 100,
+    });
+    expect(sent(openaiChatUpstreamWire, { max_completion_tokens: 9_000 }, 500)).toMatchObject({
+      max_completion_tokens: 500,
+      max_tokens: 500,
+    });
+    expect(sent(openaiChatUpstreamWire, { max_tokens: 100 }, 500)).not.toHaveProperty('max_completion_tokens');
     // An engine may read either field: one that asks for more than the allowance is held to it too.
     expect(sent(openaiChatUpstreamWire, { max_completion_tokens: 100, max_tokens: 90_000 }, 100)).toMatchObject({
       max_completion_tokens: 100,

@@ -33,27 +33,36 @@ export function assertChatCostBounded(request: ChatRequest): void {
 const capFields = ['max_completion_tokens', 'max_tokens'] as const;
 
 /**
- * OpenAI's own API refuses `max_tokens` on its reasoning models (o-series, gpt-5) and reads `max_completion_tokens`
- * on all of them; compatible engines (Ollama, LM Studio, DeepSeek- and GLM-type APIs, the alpha route of spec
- * §4.2) read `max_tokens` and some ignore the newer name, which would leave the answer unbounded.
+ * OpenAI's own API (and Azure OpenAI) reads `max_completion_tokens` on every model and refuses `max_tokens` on its
+ * reasoning models (o-series, gpt-5). Compatible engines read `max_tokens`, and many read no other: Ollama, LM
+ * Studio, DeepSeek- and GLM-type APIs and the alpha route of spec §4.2 ignore `max_completion_tokens`, which would
+ * leave the answer unbounded (https://docs.ollama.com/api/openai-compatibility).
  */
-function defaultCapField(baseUrl: string): (typeof capFields)[number] {
+function readsMaxCompletionTokens(baseUrl: string): boolean {
   const host = new URL(baseUrl).hostname.toLowerCase();
-  return host === 'api.openai.com' || host.endsWith('.openai.azure.com') ? 'max_completion_tokens' : 'max_tokens';
+  return host === 'api.openai.com' || host.endsWith('.openai.azure.com');
 }
 
+const stated = (value: unknown) => value !== undefined && value !== null;
+
 /**
- * The body with `cap` as its output cap: each cap field the client used is lowered to it where it asks for more
- * (an engine may read either, so both are held to it), and where it used neither, the one the upstream reads.
+ * The body with `cap` as its output cap. Each cap field the client used is kept and lowered to the cap where it
+ * asks for more (an engine may read either, so both are held to it). Towards OpenAI's own API a request that used
+ * neither gets `max_completion_tokens`; towards any other host `max_tokens` is always there, since it is the one
+ * field every compatible engine reads: where the client used only `max_completion_tokens`, its value is written
+ * there too, so an engine that ignores that field is still held to what was reserved.
  */
 export function withChatOutputCap(
   body: Record<string, unknown>,
   cap: number,
   baseUrl: string,
 ): Record<string, unknown> {
-  const stated = capFields.filter((field) => body[field] !== undefined && body[field] !== null);
-  if (stated.length === 0) return { ...body, [defaultCapField(baseUrl)]: cap };
   const capped = { ...body };
-  for (const field of stated) capped[field] = cappedAt(body[field], cap);
+  for (const field of capFields) if (stated(body[field])) capped[field] = cappedAt(body[field], cap);
+  if (readsMaxCompletionTokens(baseUrl)) {
+    if (!capFields.some((field) => stated(body[field]))) capped.max_completion_tokens = cap;
+  } else if (!stated(body.max_tokens)) {
+    capped.max_tokens = stated(body.max_completion_tokens) ? capped.max_completion_tokens : cap;
+  }
   return capped;
 }

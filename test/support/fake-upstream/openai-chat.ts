@@ -25,9 +25,15 @@ export const openAiChatWire: FakeWire = {
     return { text: contentOf(lastUser), isToolResult: false };
   },
 
+  /**
+   * The most a compatible engine may produce for the request: it reads `max_tokens`, and some (Ollama, LM Studio,
+   * DeepSeek- and GLM-type APIs) no other, so without it the answer is unbounded whatever `max_completion_tokens`
+   * says; one that reads both is held to the larger.
+   */
   outputLimit(request: JsonRecord) {
+    const maxTokens = countAt(request, 'max_tokens');
     return {
-      perAnswer: largestOf(countAt(request, 'max_tokens'), countAt(request, 'max_completion_tokens')),
+      perAnswer: maxTokens === undefined ? undefined : largestOf(maxTokens, countAt(request, 'max_completion_tokens')),
       answers: countAt(request, 'n') ?? 1,
     };
   },
