@@ -7,6 +7,7 @@ import * as dispatch from '../../shared/pipeline/dispatch-upstream.ts';
 import { geminiJsonArrayFraming } from '../../shared/wires/gemini/gemini-json-array-stream.ts';
 import { acmeOnEveryWire, useGatewayFixture } from '../support/gateway-fixture.ts';
 import { googleApiErrorOf } from '../support/google-refusal.ts';
+import { refusal } from '../support/openai-refusal.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 import { memberAfterSettlement, settledRecord } from '../support/usage-records.ts';
 
@@ -41,32 +42,20 @@ interface Client {
   model: string;
 }
 
+/** The SDK retries a 500 by default; here the first answer is the one under test. */
+const openaiClient = (key: string) => new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
+
 const clients: Client[] = [
   {
     name: 'chat completions (openai)',
     model: 'acme/acme-1',
-    async call(key, model) {
-      const openai = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
-      const error = await openai.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] }).then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
-      if (!(error instanceof OpenAI.APIError)) throw new Error(`expected an APIError, got ${String(error)}`);
-      return { status: error.status, code: error.code };
-    },
+    call: (key, model) =>
+      refusal(openaiClient(key).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] })),
   },
   {
     name: 'responses (openai)',
     model: 'acme/acme-r',
-    async call(key, model) {
-      const openai = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
-      const error = await openai.responses.create({ model, input: 'hi' }).then(
-        () => undefined,
-        (caught: unknown) => caught,
-      );
-      if (!(error instanceof OpenAI.APIError)) throw new Error(`expected an APIError, got ${String(error)}`);
-      return { status: error.status, code: error.code };
-    },
+    call: (key, model) => refusal(openaiClient(key).responses.create({ model, input: 'hi' })),
   },
   {
     name: 'messages (anthropic)',
@@ -131,9 +120,11 @@ describe('a failure whose rendering fails', () => {
 
       vi.restoreAllMocks();
       // The slot is free: the next request is admitted and answered.
-      const openai = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
       await expect(
-        openai.chat.completions.create({ model: 'acme/acme-1', messages: [{ role: 'user', content: 'again' }] }),
+        openaiClient(key).chat.completions.create({
+          model: 'acme/acme-1',
+          messages: [{ role: 'user', content: 'again' }],
+        }),
       ).resolves.toMatchObject({ object: 'chat.completion' });
     });
   }
