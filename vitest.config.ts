@@ -49,6 +49,7 @@ export default defineConfig({
     // Integration tests start real servers; two cores are shared, so keep parallelism modest.
     maxWorkers: 2,
     env: environment,
+    globalSetup: ['test/support/one-calendar-day.ts'],
     // Built Lambda bundles (test/infra/cdk-synth.test.ts) load as Node loads them on Lambda, not through Vite.
     server: { deps: { external: [/\/asset\.[0-9a-f]{64}\/index\.mjs$/] } },
     projects: [
