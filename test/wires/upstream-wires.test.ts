@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { callIdCarryingReasoning } from '../../shared/translation/chat-to-messages/reasoning-in-call-id.ts';
 import { anthropicMessagesUpstreamWire } from '../../shared/wires/anthropic-messages/anthropic-messages-upstream-wire.ts';
 import { geminiUpstreamWire } from '../../shared/wires/gemini/gemini-upstream-wire.ts';
 import { openaiChatUpstreamWire } from '../../shared/wires/openai-chat/openai-chat-upstream-wire.ts';
@@ -165,4 +166,87 @@ describe('base URLs as each provider’s SDK takes them', () => {
     expect(read('openai-chat', { error: { message: 'no' } })).toBeUndefined();
     expect(read('anthropic-messages', 'not json')).toBeUndefined();
   });
+});
+
+describe('call ids that carry reasoning, on every wire that has call ids', () => {
+  const carrier = (upstreamId: string) =>
+    callIdCarryingReasoning(upstreamId, [{ type: 'thinking', thinking: 'Plan.', signature: 'sig' }]);
+  const bodies: readonly (readonly [
+    UpstreamWireFormat<unknown, unknown>,
+    (id: (upstreamId: string) => string) => Record<string, unknown>,
+  ])[] = [
+    [
+      openaiChatUpstreamWire,
+      (id) => ({
+        messages: [
+          { role: 'user', content: 'go' },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: id('call_1'), type: 'function', function: { name: 'f', arguments: '{}' } },
+              { id: id('call_2'), type: 'custom', custom: { name: 'apply_patch', input: 'x' } },
+            ],
+          },
+          { role: 'tool', tool_call_id: id('call_1'), content: 'one' },
+          { role: 'tool', tool_call_id: id('call_2'), content: 'two' },
+        ],
+      }),
+    ],
+    [
+      openaiResponsesUpstreamWire,
+      (id) => ({
+        input: [
+          { role: 'user', content: 'go' },
+          { type: 'function_call', call_id: id('call_1'), name: 'f', arguments: '{}' },
+          { type: 'function_call_output', call_id: id('call_1'), output: 'one' },
+          { type: 'custom_tool_call', call_id: id('call_2'), name: 'apply_patch', input: 'x' },
+          { type: 'custom_tool_call_output', call_id: id('call_2'), output: 'two' },
+        ],
+      }),
+    ],
+    [
+      anthropicMessagesUpstreamWire,
+      (id) => ({
+        messages: [
+          { role: 'user', content: 'go' },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'tool_use', id: id('toolu_1'), name: 'f', input: {} },
+              { type: 'tool_use', id: id('toolu_2'), name: 'f', input: {} },
+            ],
+          },
+          {
+            role: 'user',
+            content: [
+              { type: 'tool_result', tool_use_id: id('toolu_1'), content: 'one' },
+              { type: 'tool_result', tool_use_id: id('toolu_2'), content: 'two' },
+            ],
+          },
+        ],
+      }),
+    ],
+  ];
+
+  for (const [wire, body] of bodies) {
+    it(`${wire.wire}: the upstream gets its own ids back, and the rest of the body as it was`, () => {
+      const sent = wire.buildUpstreamRequest({
+        target: { baseUrl: 'https://engine.internal/v1', credential: 'provider-secret' },
+        body: body(carrier),
+        upstreamModel: 'm',
+        stream: false,
+        operation: 'generate',
+      }).body;
+      const plain = wire.buildUpstreamRequest({
+        target: { baseUrl: 'https://engine.internal/v1', credential: 'provider-secret' },
+        body: body((upstreamId) => upstreamId),
+        upstreamModel: 'm',
+        stream: false,
+        operation: 'generate',
+      }).body;
+      expect(sent).not.toContain('_gwr1_');
+      expect(JSON.parse(sent)).toEqual(JSON.parse(plain));
+    });
+  }
 });

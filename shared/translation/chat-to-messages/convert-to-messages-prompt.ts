@@ -11,7 +11,7 @@ import type { ChatAssistantPart, ChatMessage, ChatToolCall } from '../../wires/o
 import type { ChatThinkingBlockIn } from '../../wires/openai-chat/openai-chat-thinking-blocks.ts';
 import { isRecord } from '../../wires/parse-json.ts';
 import { textBlocksOf, userBlocksOf } from './convert-content-parts.ts';
-import { readCallId } from './reasoning-in-call-id.ts';
+import { readCallId, upstreamCallId } from './reasoning-in-call-id.ts';
 
 export interface MessagesPrompt {
   system: MessagesTextBlock[];
@@ -46,7 +46,7 @@ export function convertToMessagesPrompt(chatMessages: readonly ChatMessage[]): M
           content: [
             {
               type: 'tool_result',
-              tool_use_id: readCallId(message.tool_call_id).upstreamId,
+              tool_use_id: upstreamCallId(message.tool_call_id),
               content: toolResultContent(message),
             },
           ],
@@ -157,7 +157,7 @@ function toolUseBlockOf(call: ChatToolCall, where: string): MessagesToolUseBlock
       `${where}.function.arguments must be a JSON object encoded as a string (tool call ${call.id}).`,
     );
   }
-  return { type: 'tool_use', id: readCallId(call.id).upstreamId, name: call.function.name, input };
+  return { type: 'tool_use', id: upstreamCallId(call.id), name: call.function.name, input };
 }
 
 /** A block of the `thinking_blocks` extension (openai-chat-thinking-blocks.ts), as the upstream gave it. */

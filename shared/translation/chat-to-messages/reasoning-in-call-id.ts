@@ -5,6 +5,7 @@ import {
   chatThinkingBlockSchema,
   signedThinkingBlocks,
 } from '../../wires/openai-chat/openai-chat-thinking-blocks.ts';
+import { isRecord } from '../../wires/parse-json.ts';
 
 /**
  * The signed reasoning of an answer, carried in the id of its first tool call, for chat and Responses clients that
@@ -56,4 +57,42 @@ export function readCallId(id: string): CallIdParts {
   } catch {
     return { upstreamId, thinkingBlocks: [] };
   }
+}
+
+/** The id the upstream gave a call, from any id a client sends back; what a carrier holds is not decoded. */
+export function upstreamCallId(id: string): string {
+  const at = id.indexOf(marker);
+  return at < 0 ? id : id.slice(0, at);
+}
+
+/**
+ * Where a wire keeps the ids of tool calls and of their results: the keys from the request body down to the id. A
+ * list met on the way is entered element by element: `['messages', 'tool_calls', 'id']` is the id of every call
+ * of every message.
+ */
+export type CallIdPlace = readonly string[];
+
+/**
+ * A request body's JSON as an upstream receives it, every id at one of the wire's `places` that carries reasoning
+ * replaced by the upstream id it carries. A client may send the history it got from the K2.7 route to any other
+ * (a fallback, a model switched in the middle of an agent's loop), and the carrier is the gateway's own: no
+ * upstream should see it, and OpenAI's APIs refuse a call id longer than 40 characters (chat) or 64 (Responses).
+ * The body is walked only when its JSON holds the marker: any other request costs one scan of the text it is sent
+ * as. (The chat → messages hop gives the upstream its ids itself, so a K2.7 request is not walked twice.)
+ */
+export function upstreamRequestJson(body: Record<string, unknown>, places: readonly CallIdPlace[]): string {
+  const json = JSON.stringify(body);
+  if (!json.includes(marker)) return json;
+  return JSON.stringify(places.reduce<unknown>((restored, place) => withUpstreamIdsAt(restored, place), body));
+}
+
+/** `value` with the carriers at `place` (below it) replaced; the parts with none are kept as they are. */
+function withUpstreamIdsAt(value: unknown, place: CallIdPlace): unknown {
+  if (Array.isArray(value)) return value.map((element) => withUpstreamIdsAt(element, place));
+  const [key, ...below] = place;
+  if (!isRecord(value) || key === undefined || !Object.hasOwn(value, key)) return value;
+  const field = value[key];
+  const restored =
+    below.length > 0 ? withUpstreamIdsAt(field, below) : typeof field === 'string' ? upstreamCallId(field) : field;
+  return restored === field ? value : { ...value, [key]: restored };
 }

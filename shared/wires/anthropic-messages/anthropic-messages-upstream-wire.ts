@@ -1,3 +1,4 @@
+import { type CallIdPlace, upstreamRequestJson } from '../../translation/chat-to-messages/reasoning-in-call-id.ts';
 import type { UpstreamWireFormat, WireOperation } from '../upstream-wire-format.ts';
 import { type MessagesAnswer, parseMessagesAnswer, usageOfMessagesAnswer } from './anthropic-messages-answer.ts';
 import { withMessagesOutputCap } from './anthropic-messages-spend-bounds.ts';
@@ -23,6 +24,12 @@ function messagesUrl(baseUrl: string, operation: WireOperation): string {
   }
 }
 
+/** A turn's `tool_use` blocks and the `tool_result` blocks that answer them. */
+const messagesCallIdPlaces: readonly CallIdPlace[] = [
+  ['messages', 'content', 'id'],
+  ['messages', 'content', 'tool_use_id'],
+];
+
 /** The messages-format vendor API and engines compatible with it. */
 export const anthropicMessagesUpstreamWire: UpstreamWireFormat<MessagesAnswer, MessagesStreamEvent> = {
   wire: 'anthropic-messages',
@@ -42,7 +49,7 @@ export const anthropicMessagesUpstreamWire: UpstreamWireFormat<MessagesAnswer, M
     return {
       url: messagesUrl(target.baseUrl, operation),
       headers: { 'content-type': 'application/json', ...messagesAuthentication(target) },
-      body: JSON.stringify(upstreamBody),
+      body: upstreamRequestJson(upstreamBody, messagesCallIdPlaces),
     };
   },
   modelList: messagesUpstreamModelList,

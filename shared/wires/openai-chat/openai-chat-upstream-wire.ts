@@ -1,3 +1,4 @@
+import { type CallIdPlace, upstreamRequestJson } from '../../translation/chat-to-messages/reasoning-in-call-id.ts';
 import { isRecord } from '../parse-json.ts';
 import { joinUrl, type UpstreamWireFormat } from '../upstream-wire-format.ts';
 import { type ChatCompletionAnswer, parseChatAnswer, usageOfChatAnswer } from './openai-chat-answer.ts';
@@ -5,6 +6,12 @@ import { withChatOutputCap } from './openai-chat-spend-bounds.ts';
 import { type ChatStreamEvent, parseChatStreamEvent } from './openai-chat-stream-event.ts';
 import { createChatStreamUsageReader } from './openai-chat-usage.ts';
 import { openaiAuthorization, openaiBaseUrl, openaiUpstreamModelList } from './openai-upstream-api.ts';
+
+/** An assistant turn's tool calls, and each tool message's reference to its call. */
+const chatCallIdPlaces: readonly CallIdPlace[] = [
+  ['messages', 'tool_calls', 'id'],
+  ['messages', 'tool_call_id'],
+];
 
 /** OpenAI-compatible Chat Completions upstreams (plain, GLM-type, DeepSeek-type). */
 export const openaiChatUpstreamWire: UpstreamWireFormat<ChatCompletionAnswer, ChatStreamEvent> = {
@@ -22,7 +29,7 @@ export const openaiChatUpstreamWire: UpstreamWireFormat<ChatCompletionAnswer, Ch
     return {
       url: joinUrl(target.baseUrl, '/chat/completions'),
       headers: { 'content-type': 'application/json', ...openaiAuthorization(target) },
-      body: JSON.stringify(upstreamBody),
+      body: upstreamRequestJson(upstreamBody, chatCallIdPlaces),
     };
   },
   modelList: openaiUpstreamModelList,

@@ -1,10 +1,14 @@
 import { badRequest } from '../../http/gateway-error.ts';
+import { type CallIdPlace, upstreamRequestJson } from '../../translation/chat-to-messages/reasoning-in-call-id.ts';
 import { openaiAuthorization, openaiBaseUrl, openaiUpstreamModelList } from '../openai-chat/openai-upstream-api.ts';
 import { joinUrl, type UpstreamWireFormat } from '../upstream-wire-format.ts';
 import { parseResponsesAnswer, type ResponseAnswer, usageOfResponsesAnswer } from './openai-responses-response.ts';
 import { withResponsesOutputCap } from './openai-responses-spend-bounds.ts';
 import { parseResponsesStreamEvent, type ResponsesStreamEvent } from './openai-responses-stream-event.ts';
 import { createResponsesStreamUsageReader } from './openai-responses-usage.ts';
+
+/** Every input item that names a call: function and custom tool calls and their outputs. */
+const responsesCallIdPlaces: readonly CallIdPlace[] = [['input', 'call_id']];
 
 /** The OpenAI Responses API and engines compatible with it. */
 export const openaiResponsesUpstreamWire: UpstreamWireFormat<ResponseAnswer, ResponsesStreamEvent> = {
@@ -28,11 +32,10 @@ export const openaiResponsesUpstreamWire: UpstreamWireFormat<ResponseAnswer, Res
       url: joinUrl(target.baseUrl, '/responses'),
       // Only the provider credential goes upstream; the client's own headers never reach this function.
       headers: { 'content-type': 'application/json', ...openaiAuthorization(target) },
-      body: JSON.stringify({
-        ...(outputCap === undefined ? body : withResponsesOutputCap(body, outputCap)),
-        model: upstreamModel,
-        stream,
-      }),
+      body: upstreamRequestJson(
+        { ...(outputCap === undefined ? body : withResponsesOutputCap(body, outputCap)), model: upstreamModel, stream },
+        responsesCallIdPlaces,
+      ),
     };
   },
   modelList: openaiUpstreamModelList,

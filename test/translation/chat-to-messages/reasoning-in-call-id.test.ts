@@ -5,6 +5,8 @@ import { convertChatRequestToMessages } from '../../../shared/translation/chat-t
 import {
   callIdCarryingReasoning,
   readCallId,
+  upstreamCallId,
+  upstreamRequestJson,
 } from '../../../shared/translation/chat-to-messages/reasoning-in-call-id.ts';
 import { translatableChatRequestSchema } from '../../../shared/wires/openai-chat/openai-chat-request.ts';
 import type { ChatThinkingBlockOut } from '../../../shared/wires/openai-chat/openai-chat-thinking-blocks.ts';
@@ -39,6 +41,55 @@ describe('a tool call id that carries signed reasoning', () => {
     const bomb = `toolu_1_gwr1_${deflateRawSync(Buffer.alloc(16 * 1024 * 1024, 0x20)).toString('base64url')}`;
     expect(bomb.length).toBeLessThan(100_000);
     expect(readCallId(bomb)).toEqual({ upstreamId: 'toolu_1', thinkingBlocks: [] });
+  });
+});
+
+describe('what an upstream is sent in place of a carrier', () => {
+  const carrying = callIdCarryingReasoning('toolu_1', signed);
+  const places = [
+    ['messages', 'tool_calls', 'id'],
+    ['messages', 'tool_call_id'],
+  ];
+
+  it('is the upstream id, read without decoding the blocks; any other id is its own', () => {
+    expect(upstreamCallId(carrying)).toBe('toolu_1');
+    expect(upstreamCallId('toolu_1_gwr1_not-deflate-data')).toBe('toolu_1');
+    expect(upstreamCallId('call_abc')).toBe('call_abc');
+  });
+
+  it('replaces every carrier at the places given, in every element of the lists on the way', () => {
+    const body = {
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'Weather?' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: carrying, type: 'function', function: { name: 'get_weather', arguments: '{}' } },
+            { id: 'toolu_2', type: 'function', function: { name: 'get_weather', arguments: '{}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: carrying, content: 'sunny' },
+        { role: 'tool', tool_call_id: 'toolu_2', content: 'rain' },
+      ],
+    };
+    const sent = JSON.parse(upstreamRequestJson(body, places));
+    expect(sent.messages[1].tool_calls.map((call: { id: string }) => call.id)).toEqual(['toolu_1', 'toolu_2']);
+    expect(sent.messages.slice(2).map((message: { tool_call_id: string }) => message.tool_call_id)).toEqual([
+      'toolu_1',
+      'toolu_2',
+    ]);
+    expect({ ...sent, messages: undefined }).toEqual({ ...body, messages: undefined });
+    // The client's body is left as it came.
+    expect(body.messages[2]).toMatchObject({ tool_call_id: carrying });
+  });
+
+  it('is the body`s plain JSON when nothing carries reasoning, even text that names the marker', () => {
+    const plain = { model: 'm', messages: [{ role: 'user', content: 'ids like toolu_1_gwr1_abc' }], n: 1 };
+    expect(upstreamRequestJson(plain, places)).toBe(JSON.stringify(plain));
+    const odd = { messages: 'not a list', other: [{ tool_call_id: carrying }] };
+    expect(upstreamRequestJson(odd, places)).toBe(JSON.stringify(odd));
   });
 });
 
