@@ -30,7 +30,10 @@ export const anthropicMessagesWire: FakeWire = {
 
   defaultReasoning: (request, turn) => (thinkingEnabled(request) ? `considering: ${turn.text}` : undefined),
 
-  refusal: thinkingRefusal,
+  refusal(request: JsonRecord) {
+    const message = thinkingRefusal(request);
+    return message === undefined ? undefined : { message };
+  },
 
   // Thinking is carved out of max_tokens, never added to it.
   outputLimit: (request: JsonRecord) => ({ perAnswer: countAt(request, 'max_tokens'), answers: 1 }),

@@ -1,4 +1,5 @@
 import type { FakeUsage } from './behaviour.ts';
+import { chatCallIdRefusal } from './call-id-limits.ts';
 import { arrayAt, isRecord, type JsonRecord, recordAt, stringAt, textOfContent } from './json-fields.ts';
 import { countAt, largestOf } from './most-allowed-usage.ts';
 import {
@@ -38,6 +39,8 @@ export const openAiChatWire: FakeWire = {
     };
   },
 
+  refusal: chatCallIdRefusal,
+
   offeredToolName(request: JsonRecord): string | undefined {
     if (request['tool_choice'] === 'none') return undefined;
     const forced = stringAt(recordAt(request['tool_choice'], 'function'), 'name');
@@ -52,7 +55,12 @@ export const openAiChatWire: FakeWire = {
 
   errorBody(error: FakeError): unknown {
     return {
-      error: { message: error.message, type: errorType(error.status), param: null, code: errorCode(error.status) },
+      error: {
+        message: error.message,
+        type: errorType(error.status),
+        param: error.param ?? null,
+        code: error.code ?? errorCode(error.status),
+      },
     };
   },
 

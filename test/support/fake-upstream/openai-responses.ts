@@ -1,4 +1,5 @@
 import type { FakeUsage } from './behaviour.ts';
+import { responsesCallIdRefusal } from './call-id-limits.ts';
 import { arrayAt, isRecord, type JsonRecord, recordAt, stringAt, textOfContent } from './json-fields.ts';
 import { countAt } from './most-allowed-usage.ts';
 import { openAiChatWire } from './openai-chat.ts';
@@ -31,6 +32,8 @@ export const openAiResponsesWire: FakeWire = {
   },
 
   outputLimit: (request: JsonRecord) => ({ perAnswer: countAt(request, 'max_output_tokens'), answers: 1 }),
+
+  refusal: responsesCallIdRefusal,
 
   offeredToolName(request: JsonRecord): string | undefined {
     if (request['tool_choice'] === 'none') return undefined;

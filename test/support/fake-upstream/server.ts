@@ -217,7 +217,7 @@ async function reply(
       }
       const refusal = route.operation === 'generate' ? route.wire.refusal?.(request) : undefined;
       if (refusal === undefined) return answer(target, route, record, request, behaviour);
-      const body = route.wire.errorBody({ status: 400, message: refusal });
+      const body = route.wire.errorBody({ status: 400, ...refusal });
       return writeWholeBody(target, 400, JSON.stringify(body), behaviour);
     }
     default: {

@@ -36,7 +36,13 @@ export function nthCallSuffix(position: number): string {
 export interface FakeError {
   status: number;
   message: string;
+  /** The vendor's machine-readable code and the request field at fault, where its envelope has them. */
+  code?: string;
+  param?: string;
 }
+
+/** A request the provider refuses with a 400: why, in its words. */
+export type FakeRefusal = Omit<FakeError, 'status'>;
 
 export type WireReply =
   | { kind: 'json'; status: number; body: unknown }
@@ -60,7 +66,7 @@ export interface FakeWire {
   /** The reasoning the wire gives by itself for this request (the messages wire when thinking is on). */
   defaultReasoning?(request: JsonRecord, turn: LastTurn): string | undefined;
   /** A 400 the provider answers instead, for a request it refuses (signed thinking tampered with, say). */
-  refusal?(request: JsonRecord): string | undefined;
+  refusal?(request: JsonRecord): FakeRefusal | undefined;
   /** The first tool the request offers, unless it offers none or forbids calling them. */
   offeredToolName(request: JsonRecord): string | undefined;
   answer(plan: AnswerPlan): WireReply;
