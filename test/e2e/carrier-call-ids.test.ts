@@ -72,25 +72,31 @@ function expectCarrier(id: string): void {
   expect(id.length).toBeGreaterThan(64);
 }
 
-describe('a chat history from the K2.7 route, sent to other routes', () => {
-  const chatTool = { type: 'function' as const, function: { name: 'get_weather', parameters: weatherParameters } };
+const chatTool = { type: 'function' as const, function: { name: 'get_weather', parameters: weatherParameters } };
 
-  /** A tool turn on K2.7 and its result, as the AI SDK and LangChain send it back: text and tool calls only. */
+/** A tool turn on K2.7 through chat completions: the assistant message, whose call id carries the reasoning. */
+async function k27ChatTurn(): Promise<OpenAI.ChatCompletionMessage> {
+  const answer = await openai.chat.completions.create({
+    model: k27,
+    max_tokens: 3000,
+    messages: [{ role: 'user', content: question }],
+    tools: [chatTool],
+  });
+  const { message } = answer.choices[0]!;
+  expectCarrier(message.tool_calls?.[0]?.id ?? '');
+  // The tests read what the next request sent upstream as request 0.
+  upstream.reset();
+  return message;
+}
+
+describe('a chat history from the K2.7 route, sent to other routes', () => {
+  /** The turn and its result, as the AI SDK and LangChain send it back: text and tool calls only. */
   async function k27History(): Promise<OpenAI.ChatCompletionMessageParam[]> {
-    const answer = await openai.chat.completions.create({
-      model: k27,
-      max_tokens: 3000,
-      messages: [{ role: 'user', content: question }],
-      tools: [chatTool],
-    });
-    const { content, tool_calls } = answer.choices[0]!.message;
-    const callId = tool_calls?.[0]?.id ?? '';
-    expectCarrier(callId);
-    upstream.reset();
+    const { content, tool_calls } = await k27ChatTurn();
     return [
       { role: 'user', content: question },
       { role: 'assistant', content, tool_calls },
-      { role: 'tool', tool_call_id: callId, content: 'Sunny' },
+      { role: 'tool', tool_call_id: tool_calls?.[0]?.id ?? '', content: 'Sunny' },
     ];
   }
 
@@ -165,16 +171,7 @@ describe('a messages history that kept a carrier id (a framework that converts h
     input_schema: weatherParameters as Anthropic.Tool.InputSchema,
   };
 
-  async function carrierId(): Promise<string> {
-    const answer = await openai.chat.completions.create({
-      model: k27,
-      max_tokens: 3000,
-      messages: [{ role: 'user', content: question }],
-      tools: [{ type: 'function', function: { name: 'get_weather', parameters: weatherParameters } }],
-    });
-    upstream.reset();
-    return answer.choices[0]?.message.tool_calls?.[0]?.id ?? '';
-  }
+  const carrierId = async () => (await k27ChatTurn()).tool_calls?.[0]?.id ?? '';
 
   const historyWith = (id: string): Anthropic.MessageParam[] => [
     { role: 'user', content: question },
