@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { encryptedReasoning } from '../support/fake-upstream/responses-reasoning.ts';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { acmeOnEveryWire, useGatewayFixture } from '../support/gateway-fixture.ts';
 import { postJson, type TestGateway } from '../support/test-gateway.ts';
@@ -106,18 +107,19 @@ const refused: { name: string; path: string; body: Record<string, unknown> }[] =
  * request has ended (past its deadline, a client that left and its lease). (A translation to chat refuses an
  * item_reference and background always, and reads a reasoning item itself.)
  */
+/** Items the vendor stored under ids it issued (the fake refuses ids and state it did not issue, as OpenAI does). */
 const storedItems: { name: string; input: unknown[]; extra?: Record<string, unknown> }[] = [
   {
     name: 'a background response (generated after the request ends, to be polled from storage)',
     input: [{ role: 'user', content: 'Find it.' }],
     extra: { background: true },
   },
-  { name: 'an item_reference', input: [{ type: 'item_reference', id: 'msg_stored' }] },
+  { name: 'an item_reference', input: [{ type: 'item_reference', id: 'msg_fake_0' }] },
   {
     name: 'a reasoning item sent by its id alone',
     input: [
       { role: 'user', content: 'Find it.' },
-      { type: 'reasoning', id: 'rs_stored', summary: [{ type: 'summary_text', text: 'Looked.' }] },
+      { type: 'reasoning', id: 'rs_fake_0', summary: [{ type: 'summary_text', text: 'Looked.' }] },
       { role: 'user', content: 'And again.' },
     ],
   },
@@ -140,7 +142,7 @@ const accepted: { name: string; path: string; body: Record<string, unknown> }[] 
     body: responses({
       input: [
         { role: 'user', content: 'Find it.' },
-        { type: 'reasoning', id: 'rs_1', summary: [], encrypted_content: 'gAAAAB-opaque-state' },
+        { type: 'reasoning', id: 'rs_fake_0', summary: [], encrypted_content: encryptedReasoning('Looked.') },
         { role: 'user', content: 'And again.' },
       ],
     }),

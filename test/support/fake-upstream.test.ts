@@ -534,3 +534,49 @@ describe('signed thinking on the messages wire, checked as the vendor checks it'
     }
   });
 });
+
+describe('reasoning items on the Responses wire, checked as the vendor checks them', () => {
+  const stateless = { model: 'm', store: false, include: ['reasoning.encrypted_content'] };
+
+  async function reasoningItem(): Promise<Record<string, unknown>> {
+    upstream.nextResponse({ type: 'answer', reasoning: 'Greet back.' });
+    const answer = await jsonOf(
+      await post('/v1/responses', { ...stateless, input: 'Hi', reasoning: { summary: 'auto' } }),
+    );
+    return (answer.output as Record<string, unknown>[])[0] ?? {};
+  }
+
+  const errorOf = async (response: Response) => ({
+    status: response.status,
+    ...((await jsonOf(response)).error as { message: string; code: string | null; param: string | null }),
+  });
+
+  it('gives its reasoning encrypted when asked to, and takes it back unchanged', async () => {
+    const item = await reasoningItem();
+    expect(item).toMatchObject({
+      type: 'reasoning',
+      id: 'rs_fake_0',
+      summary: [{ type: 'summary_text', text: 'Greet back.' }],
+      encrypted_content: expect.stringMatching(/^fake-encrypted\./),
+    });
+    const next = await post('/v1/responses', { ...stateless, input: [{ role: 'user', content: 'Hi' }, item] });
+    expect(next.status).toBe(200);
+  });
+
+  it('refuses encrypted content it did not issue, and ids it must look up but never stored', async () => {
+    const { encrypted_content: issued, ...withoutState } = await reasoningItem();
+    const forged = `${String(issued).slice(0, -2)}AA`;
+    const refusals = [
+      [{ ...stateless, input: [{ ...withoutState, encrypted_content: forged }] }, 400, 'invalid_encrypted_content'],
+      [{ ...stateless, input: [withoutState] }, 404, 'Items are not persisted when `store` is set to false'],
+      [{ model: 'm', input: [{ type: 'item_reference', id: 'rs_elsewhere_1' }] }, 404, "Item with id 'rs_elsewhere_1'"],
+    ] as const;
+    for (const [body, status, text] of refusals) {
+      const error = await errorOf(await post('/v1/responses', body));
+      expect(error.status).toBe(status);
+      expect(`${error.code} ${error.message}`).toContain(text);
+    }
+    const stored = await post('/v1/responses', { model: 'm', input: [{ type: 'item_reference', id: 'rs_fake_0' }] });
+    expect(stored.status).toBe(200);
+  });
+});

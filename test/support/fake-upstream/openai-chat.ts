@@ -59,7 +59,7 @@ export const openAiChatWire: FakeWire = {
         message: error.message,
         type: errorType(error.status),
         param: error.param ?? null,
-        code: error.code ?? errorCode(error.status),
+        code: error.code === undefined ? errorCode(error.status) : error.code,
       },
     };
   },

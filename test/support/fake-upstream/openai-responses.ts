@@ -3,6 +3,7 @@ import { responsesCallIdRefusal } from './call-id-limits.ts';
 import { arrayAt, isRecord, type JsonRecord, recordAt, stringAt, textOfContent } from './json-fields.ts';
 import { countAt } from './most-allowed-usage.ts';
 import { openAiChatWire } from './openai-chat.ts';
+import { encryptedReasoning, responsesReasoningRefusal } from './responses-reasoning.ts';
 import {
   type AnswerPlan,
   type FakeError,
@@ -33,7 +34,7 @@ export const openAiResponsesWire: FakeWire = {
 
   outputLimit: (request: JsonRecord) => ({ perAnswer: countAt(request, 'max_output_tokens'), answers: 1 }),
 
-  refusal: responsesCallIdRefusal,
+  refusal: (request: JsonRecord) => responsesCallIdRefusal(request) ?? responsesReasoningRefusal(request),
 
   offeredToolName(request: JsonRecord): string | undefined {
     if (request['tool_choice'] === 'none') return undefined;
@@ -91,8 +92,29 @@ function response(plan: AnswerPlan, status: 'in_progress' | 'completed'): unknow
   };
 }
 
-/** The answer's output: a message, or one function call item per tool call. */
+/** The answer's output: its reasoning where it has some, then a message or one function call item per tool call. */
 function outputItems(plan: AnswerPlan, status: 'in_progress' | 'completed'): unknown[] {
+  const reasoning = plan.reasoning === undefined ? [] : [reasoningItem(plan, plan.reasoning, status)];
+  return [...reasoning, ...answerItems(plan, status)];
+}
+
+/**
+ * The vendor shows a summary of the reasoning only when the request asks for one (`reasoning.summary`), and the
+ * reasoning itself only encrypted, when `include` asks for it.
+ */
+function reasoningItem(plan: AnswerPlan, text: string, status: 'in_progress' | 'completed'): JsonRecord {
+  const completed = status === 'completed';
+  const summarised = completed && typeof recordAt(plan.request, 'reasoning')?.['summary'] === 'string';
+  const encrypted = arrayAt(plan.request, 'include').includes('reasoning.encrypted_content');
+  return {
+    type: 'reasoning',
+    id: reasoningItemId(plan),
+    summary: summarised ? [{ type: 'summary_text', text }] : [],
+    ...(completed && encrypted ? { encrypted_content: encryptedReasoning(text) } : {}),
+  };
+}
+
+function answerItems(plan: AnswerPlan, status: 'in_progress' | 'completed'): unknown[] {
   const completed = status === 'completed';
   if (plan.toolCalls.length > 0) {
     return plan.toolCalls.map((call, position) => ({
@@ -127,17 +149,20 @@ function responseEvents(plan: AnswerPlan): string[] {
   emit('response.in_progress', { response: response(plan, 'in_progress') });
   const added = outputItems(plan, 'in_progress');
   const done = outputItems(plan, 'completed');
+  // A reasoning item comes whole in its output_item.done, where the SDKs read it; its summary's events are left out.
+  const reasoningItems = plan.reasoning === undefined ? 0 : 1;
   for (const [outputIndex, item] of added.entries()) {
     const position = { output_index: outputIndex };
     emit('response.output_item.added', { ...position, item });
-    const call = plan.toolCalls[outputIndex];
+    const answerIndex = outputIndex - reasoningItems;
+    const call = plan.toolCalls[answerIndex];
     if (call) {
-      const fields = { item_id: functionCallItemId(plan, outputIndex), ...position };
+      const fields = { item_id: functionCallItemId(plan, answerIndex), ...position };
       for (const fragment of splitIntoPieces(call.arguments, 3)) {
         emit('response.function_call_arguments.delta', { ...fields, delta: fragment });
       }
       emit('response.function_call_arguments.done', { ...fields, arguments: call.arguments });
-    } else {
+    } else if (answerIndex >= 0) {
       const part = { item_id: messageItemId(plan), ...position, content_index: 0 };
       emit('response.content_part.added', { ...part, part: outputText('') });
       for (const piece of plan.textChunks) emit('response.output_text.delta', { ...part, delta: piece, logprobs: [] });
@@ -158,6 +183,10 @@ function responsesUsage(usage: FakeUsage): unknown {
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: usage.inputTokens + usage.outputTokens,
   };
+}
+
+function reasoningItemId(plan: AnswerPlan): string {
+  return `rs_fake_${plan.requestIndex}`;
 }
 
 function messageItemId(plan: AnswerPlan): string {

@@ -217,8 +217,9 @@ async function reply(
       }
       const refusal = route.operation === 'generate' ? route.wire.refusal?.(request) : undefined;
       if (refusal === undefined) return answer(target, route, record, request, behaviour);
-      const body = route.wire.errorBody({ status: 400, ...refusal });
-      return writeWholeBody(target, 400, JSON.stringify(body), behaviour);
+      const status = refusal.status ?? 400;
+      const body = route.wire.errorBody({ ...refusal, status });
+      return writeWholeBody(target, status, JSON.stringify(body), behaviour);
     }
     default: {
       const unknownBehaviour: never = behaviour;

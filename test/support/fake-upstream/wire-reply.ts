@@ -36,13 +36,16 @@ export function nthCallSuffix(position: number): string {
 export interface FakeError {
   status: number;
   message: string;
-  /** The vendor's machine-readable code and the request field at fault, where its envelope has them. */
-  code?: string;
+  /**
+   * The vendor's machine-readable code and the request field at fault, where its envelope has them; `null` for
+   * an error the vendor gives no code (the status's usual one otherwise).
+   */
+  code?: string | null;
   param?: string;
 }
 
-/** A request the provider refuses with a 400: why, in its words. */
-export type FakeRefusal = Omit<FakeError, 'status'>;
+/** A request the provider refuses: why, in its words, with a 400 unless it says otherwise. */
+export type FakeRefusal = Omit<FakeError, 'status'> & { status?: number };
 
 export type WireReply =
   | { kind: 'json'; status: number; body: unknown }
