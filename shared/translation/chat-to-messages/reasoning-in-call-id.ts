@@ -6,6 +6,7 @@ import {
   signedThinkingBlocks,
 } from '../../wires/openai-chat/openai-chat-thinking-blocks.ts';
 import { isRecord } from '../../wires/parse-json.ts';
+import type { UpstreamBodyRewrite } from '../../wires/upstream-request-json.ts';
 
 /**
  * The signed reasoning of an answer, carried in the id of its first tool call, for chat and Responses clients that
@@ -73,17 +74,20 @@ export function upstreamCallId(id: string): string {
 export type CallIdPlace = readonly string[];
 
 /**
- * A request body's JSON as an upstream receives it, every id at one of the wire's `places` that carries reasoning
- * replaced by the upstream id it carries. A client may send the history it got from the K2.7 route to any other
- * (a fallback, a model switched in the middle of an agent's loop), and the carrier is the gateway's own: no
- * upstream should see it, and OpenAI's APIs refuse a call id longer than 40 characters (chat) or 64 (Responses).
- * The body is walked only when its JSON holds the marker: any other request costs one scan of the text it is sent
- * as. (The chat → messages hop gives the upstream its ids itself, so a K2.7 request is not walked twice.)
+ * Where a wire keeps its call ids, as the rewrite that gives the upstream its own ids back: every id at one of the
+ * wire's `places` that carries reasoning is replaced by the upstream id it carries. A client may send the history it
+ * got from the K2.7 route to any other (a fallback, a model switched in the middle of an agent's loop), and the
+ * carrier is the gateway's own: no upstream should see it, and OpenAI's APIs refuse a call id longer than 40
+ * characters (chat) or 64 (Responses). Only a body whose JSON holds the marker is walked (upstream-request-json.ts).
+ * (The chat → messages hop gives the upstream its ids itself, so a K2.7 request is not walked twice.)
  */
-export function upstreamRequestJson(body: Record<string, unknown>, places: readonly CallIdPlace[]): string {
-  const json = JSON.stringify(body);
-  if (!json.includes(marker)) return json;
-  return JSON.stringify(places.reduce<unknown>((restored, place) => withUpstreamIdsAt(restored, place), body));
+export function callIdRewrite(places: readonly CallIdPlace[]): UpstreamBodyRewrite {
+  return {
+    markers: [marker],
+    // A record stays a record: only the values below it change.
+    rewrite: (body) =>
+      places.reduce((restored, place) => withUpstreamIdsAt(restored, place) as Record<string, unknown>, body),
+  };
 }
 
 /** `value` with the carriers at `place` (below it) replaced; the parts with none are kept as they are. */

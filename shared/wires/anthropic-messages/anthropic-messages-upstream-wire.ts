@@ -1,4 +1,5 @@
-import { type CallIdPlace, upstreamRequestJson } from '../../translation/chat-to-messages/reasoning-in-call-id.ts';
+import { type CallIdPlace, callIdRewrite } from '../../translation/chat-to-messages/reasoning-in-call-id.ts';
+import { upstreamRequestJson } from '../upstream-request-json.ts';
 import type { UpstreamWireFormat, WireOperation } from '../upstream-wire-format.ts';
 import { type MessagesAnswer, parseMessagesAnswer, usageOfMessagesAnswer } from './anthropic-messages-answer.ts';
 import { withMessagesOutputCap } from './anthropic-messages-spend-bounds.ts';
@@ -29,6 +30,7 @@ const messagesCallIdPlaces: readonly CallIdPlace[] = [
   ['messages', 'content', 'id'],
   ['messages', 'content', 'tool_use_id'],
 ];
+const messagesRewrites = [callIdRewrite(messagesCallIdPlaces)];
 
 /** The messages-format vendor API and engines compatible with it. */
 export const anthropicMessagesUpstreamWire: UpstreamWireFormat<MessagesAnswer, MessagesStreamEvent> = {
@@ -49,7 +51,7 @@ export const anthropicMessagesUpstreamWire: UpstreamWireFormat<MessagesAnswer, M
     return {
       url: messagesUrl(target.baseUrl, operation),
       headers: { 'content-type': 'application/json', ...messagesAuthentication(target) },
-      body: upstreamRequestJson(upstreamBody, messagesCallIdPlaces),
+      body: upstreamRequestJson(upstreamBody, messagesRewrites),
     };
   },
   modelList: messagesUpstreamModelList,

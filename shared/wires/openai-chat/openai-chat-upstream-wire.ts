@@ -1,5 +1,6 @@
-import { type CallIdPlace, upstreamRequestJson } from '../../translation/chat-to-messages/reasoning-in-call-id.ts';
+import { type CallIdPlace, callIdRewrite } from '../../translation/chat-to-messages/reasoning-in-call-id.ts';
 import { isRecord } from '../parse-json.ts';
+import { upstreamRequestJson } from '../upstream-request-json.ts';
 import { joinUrl, type UpstreamWireFormat } from '../upstream-wire-format.ts';
 import { type ChatCompletionAnswer, parseChatAnswer, usageOfChatAnswer } from './openai-chat-answer.ts';
 import { withChatOutputCap } from './openai-chat-spend-bounds.ts';
@@ -12,6 +13,7 @@ const chatCallIdPlaces: readonly CallIdPlace[] = [
   ['messages', 'tool_calls', 'id'],
   ['messages', 'tool_call_id'],
 ];
+const chatRewrites = [callIdRewrite(chatCallIdPlaces)];
 
 /** OpenAI-compatible Chat Completions upstreams (plain, GLM-type, DeepSeek-type). */
 export const openaiChatUpstreamWire: UpstreamWireFormat<ChatCompletionAnswer, ChatStreamEvent> = {
@@ -29,7 +31,7 @@ export const openaiChatUpstreamWire: UpstreamWireFormat<ChatCompletionAnswer, Ch
     return {
       url: joinUrl(target.baseUrl, '/chat/completions'),
       headers: { 'content-type': 'application/json', ...openaiAuthorization(target) },
-      body: upstreamRequestJson(upstreamBody, chatCallIdPlaces),
+      body: upstreamRequestJson(upstreamBody, chatRewrites),
     };
   },
   modelList: openaiUpstreamModelList,

@@ -1,6 +1,7 @@
 import { badRequest } from '../../http/gateway-error.ts';
-import { type CallIdPlace, upstreamRequestJson } from '../../translation/chat-to-messages/reasoning-in-call-id.ts';
+import { type CallIdPlace, callIdRewrite } from '../../translation/chat-to-messages/reasoning-in-call-id.ts';
 import { openaiAuthorization, openaiBaseUrl, openaiUpstreamModelList } from '../openai-chat/openai-upstream-api.ts';
+import { upstreamRequestJson } from '../upstream-request-json.ts';
 import { joinUrl, type UpstreamWireFormat } from '../upstream-wire-format.ts';
 import { parseResponsesAnswer, type ResponseAnswer, usageOfResponsesAnswer } from './openai-responses-response.ts';
 import { withResponsesOutputCap } from './openai-responses-spend-bounds.ts';
@@ -9,6 +10,7 @@ import { createResponsesStreamUsageReader } from './openai-responses-usage.ts';
 
 /** Every input item that names a call: function and custom tool calls and their outputs. */
 const responsesCallIdPlaces: readonly CallIdPlace[] = [['input', 'call_id']];
+const responsesRewrites = [callIdRewrite(responsesCallIdPlaces)];
 
 /** The OpenAI Responses API and engines compatible with it. */
 export const openaiResponsesUpstreamWire: UpstreamWireFormat<ResponseAnswer, ResponsesStreamEvent> = {
@@ -34,7 +36,7 @@ export const openaiResponsesUpstreamWire: UpstreamWireFormat<ResponseAnswer, Res
       headers: { 'content-type': 'application/json', ...openaiAuthorization(target) },
       body: upstreamRequestJson(
         { ...(outputCap === undefined ? body : withResponsesOutputCap(body, outputCap)), model: upstreamModel, stream },
-        responsesCallIdPlaces,
+        responsesRewrites,
       ),
     };
   },

@@ -4,12 +4,13 @@ import { parseRequest } from '../../../shared/http/parse-request.ts';
 import { convertChatRequestToMessages } from '../../../shared/translation/chat-to-messages/convert-to-messages-request.ts';
 import {
   callIdCarryingReasoning,
+  callIdRewrite,
   readCallId,
   upstreamCallId,
-  upstreamRequestJson,
 } from '../../../shared/translation/chat-to-messages/reasoning-in-call-id.ts';
 import { translatableChatRequestSchema } from '../../../shared/wires/openai-chat/openai-chat-request.ts';
 import type { ChatThinkingBlockOut } from '../../../shared/wires/openai-chat/openai-chat-thinking-blocks.ts';
+import { upstreamRequestJson } from '../../../shared/wires/upstream-request-json.ts';
 
 const signed: ChatThinkingBlockOut[] = [
   { type: 'thinking', thinking: 'Two cities — «Paris» and 東京.', signature: 'EqQBCgIYAhIM1gbcDa9GJwZA2b3h+/==' },
@@ -74,7 +75,7 @@ describe('what an upstream is sent in place of a carrier', () => {
         { role: 'tool', tool_call_id: 'toolu_2', content: 'rain' },
       ],
     };
-    const sent = JSON.parse(upstreamRequestJson(body, places));
+    const sent = JSON.parse(upstreamRequestJson(body, [callIdRewrite(places)]));
     expect(sent.messages[1].tool_calls.map((call: { id: string }) => call.id)).toEqual(['toolu_1', 'toolu_2']);
     expect(sent.messages.slice(2).map((message: { tool_call_id: string }) => message.tool_call_id)).toEqual([
       'toolu_1',
@@ -87,9 +88,9 @@ describe('what an upstream is sent in place of a carrier', () => {
 
   it('is the body`s plain JSON when nothing carries reasoning, even text that names the marker', () => {
     const plain = { model: 'm', messages: [{ role: 'user', content: 'ids like toolu_1_gwr1_abc' }], n: 1 };
-    expect(upstreamRequestJson(plain, places)).toBe(JSON.stringify(plain));
+    expect(upstreamRequestJson(plain, [callIdRewrite(places)])).toBe(JSON.stringify(plain));
     const odd = { messages: 'not a list', other: [{ tool_call_id: carrying }] };
-    expect(upstreamRequestJson(odd, places)).toBe(JSON.stringify(odd));
+    expect(upstreamRequestJson(odd, [callIdRewrite(places)])).toBe(JSON.stringify(odd));
   });
 });
 
