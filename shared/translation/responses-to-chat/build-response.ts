@@ -69,6 +69,20 @@ export function outputItemId(kind: 'msg' | 'fc' | 'ctc' | 'rs', responseIdValue:
   return `${kind}_${base}_${position}`;
 }
 
+/**
+ * Text every item id the gateway makes holds: the response id is the request's, and request ids are `req_`
+ * and 16 base64url characters, so an item id is `rs_req_Od_L-8iE5w8TtTll_0`. No vendor's id has it (OpenAI's are
+ * the kind, `_` and hex), so a request body without it holds none of the gateway's ids.
+ */
+export const gatewayItemIdMarker = '_req_';
+
+const gatewayItemIdForm = /^(?:msg|fc|ctc|rs)_req_[\w-]{16}_\d+$/;
+
+/** Whether an id is one `outputItemId` made for an item of a gateway request's answer. */
+export function isGatewayItemId(id: unknown): id is string {
+  return typeof id === 'string' && gatewayItemIdForm.test(id);
+}
+
 export interface ResponseState {
   status: ResponsesStatus;
   output: ResponsesOutputItem[];

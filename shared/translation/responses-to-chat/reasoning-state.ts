@@ -19,7 +19,8 @@ import {
  * vendor's own encrypted state, from a native connection) means nothing to a chat upstream and is not read.
  */
 
-const prefix = 'gateway-reasoning.v1.';
+/** Every value of the gateway's form begins with it; no vendor's encrypted reasoning does. */
+export const reasoningStatePrefix = 'gateway-reasoning.v1.';
 
 export interface ReasoningState {
   /** The reasoning as the model wrote it (chat `reasoning_content`). */
@@ -35,15 +36,20 @@ const stateSchema = z.object({
 
 export function encodeReasoningState(state: ReasoningState): string {
   const written = state.thinkingBlocks?.length ? state : { text: state.text };
-  return prefix + Buffer.from(JSON.stringify(written), 'utf8').toString('base64url');
+  return reasoningStatePrefix + Buffer.from(JSON.stringify(written), 'utf8').toString('base64url');
+}
+
+/** Whether a value is in the gateway's form (whatever it holds): the gateway made it, no upstream did. */
+export function isGatewayReasoningState(value: unknown): value is string {
+  return typeof value === 'string' && value.startsWith(reasoningStatePrefix);
 }
 
 /** The state a value of the gateway's form holds; undefined for anything else, never an error. */
 export function decodeReasoningState(value: string | null | undefined): ReasoningState | undefined {
-  if (!value?.startsWith(prefix)) return undefined;
+  if (!isGatewayReasoningState(value)) return undefined;
   let decoded: unknown;
   try {
-    decoded = JSON.parse(Buffer.from(value.slice(prefix.length), 'base64url').toString('utf8'));
+    decoded = JSON.parse(Buffer.from(value.slice(reasoningStatePrefix.length), 'base64url').toString('utf8'));
   } catch {
     return undefined;
   }

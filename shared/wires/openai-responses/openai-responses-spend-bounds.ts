@@ -1,4 +1,5 @@
 import { badRequest } from '../../http/gateway-error.ts';
+import { isGatewayMadeItem } from '../../translation/responses-to-chat/gateway-made-items.ts';
 import { isRecord } from '../parse-json.ts';
 import { cappedAt, serverToolRefused, toolTypeOf } from '../spend-bounds.ts';
 import type { ResponsesRequest } from './openai-responses-request.ts';
@@ -50,10 +51,12 @@ export function assertResponsesCostBounded(request: ResponsesRequest): void {
 
 /**
  * An input item that names an item the vendor stored rather than holding it: an `item_reference`, or a reasoning
- * item sent by its id without its `encrypted_content` (the vendor then reads its reasoning back from storage).
+ * item sent by its id without its `encrypted_content` (the vendor then reads its reasoning back from storage). An
+ * item the gateway made names nothing the vendor stored: it is left out or refused on its way upstream
+ * (gateway-made-items.ts).
  */
 function storedItemReference(item: unknown): string | undefined {
-  if (!isRecord(item)) return undefined;
+  if (!isRecord(item) || isGatewayMadeItem(item)) return undefined;
   if (item.type === 'item_reference') return 'an item_reference';
   const encrypted = item.encrypted_content;
   const holdsReasoning = typeof encrypted === 'string' && encrypted.length > 0;

@@ -1,5 +1,6 @@
 import { badRequest } from '../../http/gateway-error.ts';
 import { type CallIdPlace, callIdRewrite } from '../../translation/chat-to-messages/reasoning-in-call-id.ts';
+import { gatewayItemsRewrite } from '../../translation/responses-to-chat/gateway-made-items.ts';
 import { openaiAuthorization, openaiBaseUrl, openaiUpstreamModelList } from '../openai-chat/openai-upstream-api.ts';
 import { upstreamRequestJson } from '../upstream-request-json.ts';
 import { joinUrl, type UpstreamWireFormat } from '../upstream-wire-format.ts';
@@ -10,7 +11,8 @@ import { createResponsesStreamUsageReader } from './openai-responses-usage.ts';
 
 /** Every input item that names a call: function and custom tool calls and their outputs. */
 const responsesCallIdPlaces: readonly CallIdPlace[] = [['input', 'call_id']];
-const responsesRewrites = [callIdRewrite(responsesCallIdPlaces)];
+/** A history from the Responses translation also holds the gateway's own reasoning items and item ids. */
+const responsesRewrites = [callIdRewrite(responsesCallIdPlaces), gatewayItemsRewrite];
 
 /** The OpenAI Responses API and engines compatible with it. */
 export const openaiResponsesUpstreamWire: UpstreamWireFormat<ResponseAnswer, ResponsesStreamEvent> = {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../shared/http/gateway-error.ts';
+import { callIdCarryingReasoning } from '../../../shared/translation/chat-to-messages/reasoning-in-call-id.ts';
+import { encodeReasoningState } from '../../../shared/translation/responses-to-chat/reasoning-state.ts';
 import { parseOpenaiResponsesError } from '../../../shared/wires/openai-responses/openai-responses-upstream-error.ts';
 import { openaiResponsesUpstreamWire } from '../../../shared/wires/openai-responses/openai-responses-upstream-wire.ts';
 import type { BuildUpstreamRequestInput } from '../../../shared/wires/upstream-wire-format.ts';
@@ -48,6 +50,32 @@ describe('openaiResponsesUpstreamWire.buildUpstreamRequest', () => {
     const { model: _clientModel, ...rest } = clientBody();
     expect(JSON.parse(build().body)).toEqual({ ...rest, model: 'k3', stream: true });
     expect(JSON.parse(build({ stream: false }).body)).toMatchObject({ model: 'k3', stream: false });
+  });
+
+  it('sends a history from the Responses translation without the gateway`s reasoning, ids and carriers', () => {
+    const carrier = callIdCarryingReasoning('toolu_1', [{ type: 'thinking', thinking: 'Look.', signature: 'sig' }]);
+    const input = [
+      { role: 'user', content: 'Weather?' },
+      {
+        type: 'reasoning',
+        id: 'rs_req_Od_L-8iE5w8TtTll_0',
+        summary: [],
+        encrypted_content: encodeReasoningState({ text: 'Look.' }),
+      },
+      {
+        type: 'function_call',
+        id: 'fc_req_Od_L-8iE5w8TtTll_1',
+        call_id: carrier,
+        name: 'get_weather',
+        arguments: '{}',
+      },
+      { type: 'function_call_output', call_id: carrier, output: 'Sunny' },
+    ];
+    expect(JSON.parse(build({ body: { ...clientBody(), input } }).body).input).toEqual([
+      { role: 'user', content: 'Weather?' },
+      { type: 'function_call', call_id: 'toolu_1', name: 'get_weather', arguments: '{}' },
+      { type: 'function_call_output', call_id: 'toolu_1', output: 'Sunny' },
+    ]);
   });
 
   it('refuses a token count rather than sending it as a generation', () => {
