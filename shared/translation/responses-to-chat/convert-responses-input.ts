@@ -263,10 +263,18 @@ function toolOutputOf(
   return { text: texts.length > 0 ? singleText(texts) : '', images };
 }
 
-/** The reasoning an item gives back: the gateway's own state where it carries one, else its text or its summary. */
+/**
+ * The reasoning an item gives back: the gateway's own state where it carries one, else its text or its summary.
+ * An item that carries state of another form is another model's: the vendor's encrypted reasoning, from a model on
+ * a native Responses connection (an agent that switched model midway). Its summary is that model's account of its
+ * own thinking, not this model's, and on the K2.7 route it would go upstream as a thinking block without a
+ * signature, which a strict upstream refuses; so it gives nothing back, as the gateway's own reasoning is left out
+ * on the way to the vendor (gateway-made-items.ts).
+ */
 function reasoningOf(item: ResponsesReasoningItem): ReasoningState {
   const state = decodeReasoningState(item.encrypted_content);
   if (state) return state;
+  if (item.encrypted_content) return { text: '' };
   const joined = (parts: readonly { text: string }[] | null | undefined) =>
     (parts ?? []).map((part) => part.text).join('\n\n');
   return { text: joined(item.content) || joined(item.summary) };

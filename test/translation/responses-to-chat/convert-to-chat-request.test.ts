@@ -302,12 +302,33 @@ describe('convertResponsesRequestToChat: input', () => {
             { type: 'summary_text', text: 'First.' },
             { type: 'summary_text', text: 'Second.' },
           ],
-          // The vendor's own encrypted state means nothing to a chat upstream.
-          encrypted_content: 'gAAAAABo-vendor-state',
         }),
       ),
     ).toBe('First.\n\nSecond.');
     expect(reasoningOf(reasoning({}))).toBeUndefined();
+  });
+
+  it('leaves out a reasoning item that carries the vendor`s encrypted state: another model`s reasoning', () => {
+    const vendorTurn = [
+      { role: 'user', content: 'Hi' },
+      {
+        type: 'reasoning',
+        id: 'rs_68a3f0c1d2e4',
+        summary: [{ type: 'summary_text', text: 'Greet back.' }],
+        content: [{ type: 'reasoning_text', text: 'The user greets me.' }],
+        encrypted_content: 'gAAAAABo-vendor-state',
+      },
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Hello!' }] },
+      { type: 'function_call', call_id: 'call_a', name: 'get_weather', arguments: '{}' },
+    ];
+    expect(convert({ input: vendorTurn }).messages).toEqual([
+      { role: 'user', content: 'Hi' },
+      {
+        role: 'assistant',
+        content: 'Hello!',
+        tool_calls: [{ id: 'call_a', type: 'function', function: { name: 'get_weather', arguments: '{}' } }],
+      },
+    ]);
   });
 
   it('leaves out references to reasoning items and refuses references to anything else the server stored', () => {
