@@ -3,6 +3,7 @@ import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { GatewayConfig } from '../../shared/config/gateway-config.ts';
+import { logger } from '../../shared/observability/logger.ts';
 import { createDynamoStore } from '../../shared/store/dynamodb/dynamo-store.ts';
 import { createDocumentClient } from '../../shared/store/dynamodb/dynamo-tables.ts';
 import { ensureTables } from '../../shared/store/dynamodb/ensure-tables.ts';
@@ -26,6 +27,13 @@ export const localTableNames: Readonly<Record<TableLogicalName, string>> = {
  * and the `dynamodb` engine carries its records into the current layout (`usage migrate-earlier-records`).
  */
 export const localEarlierUsageTable = 'gateway-usage';
+
+/**
+ * How often the checkpoint thread moves the write-ahead log into the database file: often enough that the log
+ * stays a few megabytes at a thousand requests a second, seldom enough that a page written by many requests in
+ * between is copied once.
+ */
+const sqliteCheckpointIntervalMs = 200;
 
 /** The SQLite database of a data folder. */
 export const sqliteDatabasePath = (dataDir: string) => join(dataDir, 'gateway.sqlite');
@@ -89,7 +97,13 @@ async function openLocalSqlite(config: GatewayConfig, dataDir: string): Promise<
         '(GATEWAY_STORE=dynamodb still opens it).',
     );
   }
-  const store = openSqliteStore({ path, synchronous: config.sqliteSynchronous });
+  const store = openSqliteStore({
+    path,
+    synchronous: config.sqliteSynchronous,
+    checkpointIntervalMs: sqliteCheckpointIntervalMs,
+    onCheckpointFailure: (error) =>
+      logger.error('the SQLite checkpoint thread failed; checkpoints run on the gateway thread again', { error }),
+  });
   return { store, notes, close: () => store.close() };
 }
 

@@ -2,9 +2,8 @@ import type { Principal } from '../auth/principal.ts';
 import { type RequestDeadline, startStopwatch } from '../clock/monotonic-deadline.ts';
 import { type GatewayServices, trackBackground } from '../config/gateway-services.ts';
 import { logger } from '../observability/logger.ts';
-import type { RunningRecord } from '../store/usage-records.ts';
 import type { UsageReport } from '../wires/usage-report.ts';
-import { admit } from './admit.ts';
+import { admit, type RecordDescription } from './admit.ts';
 import { chargeableUsage } from './chargeable-usage.ts';
 import { settle } from './settle.ts';
 
@@ -40,7 +39,7 @@ export interface AdmissionRequest {
   reserve: number;
   holderDailyRequests: number | undefined;
   /** What the usage record says of the request, beyond what admission decides. */
-  describes: Omit<RunningRecord, 'id' | 'memberId' | 'keyId' | 'startedAt' | 'day' | 'reserved' | 'state'>;
+  describes: RecordDescription;
   /** The request's deadline: the handle stops its timer once the outcome is known. */
   deadline: RequestDeadline;
 }
@@ -55,32 +54,28 @@ const failedOutcome = (status: number): RequestOutcome => ({ status, completed: 
 
 /**
  * Admits the request (the reservation and the leases, in one atomic step of the store; raises the refusal) and
- * returns its handle. The record that shows the request as running is written alongside the upstream call, not
- * before it; settlement waits for that write, so the record it closes is never overtaken by it.
+ * returns its handle. The record that shows the request as running is written by the admission itself where the
+ * engine can (SQLite: one transaction), else alongside the upstream call, not before it; settlement waits for that
+ * write, so the record it closes is never overtaken by it.
  */
 export async function admitRequest(services: GatewayServices, request: AdmissionRequest): Promise<AdmissionHandle> {
-  const { principal, requestId, deadline } = request;
-  const admission = await admit(services, {
-    principal,
+  const { requestId, deadline } = request;
+  const {
+    running: { record, written },
+  } = await admit(services, {
+    principal: request.principal,
     requestId,
     reserve: request.reserve,
     holderDailyRequests: request.holderDailyRequests,
+    describes: request.describes,
   });
-  const record: RunningRecord = {
-    ...request.describes,
-    id: requestId,
-    memberId: principal.memberId,
-    keyId: principal.keyId,
-    startedAt: admission.admittedAt.toISOString(),
-    day: admission.day,
-    reserved: admission.reserved,
-    state: 'running',
-  };
   const stopwatch = startStopwatch();
   // A write that throws instead of rejecting is caught the same way.
-  const runningWrite = Promise.resolve()
-    .then(() => services.store.records.putRunning(record))
-    .catch((error: unknown) => logger.warn('running record not written', { requestId, error }));
+  const runningWrite = written
+    ? Promise.resolve()
+    : Promise.resolve()
+        .then(() => services.store.records.putRunning(record))
+        .catch((error: unknown) => logger.warn('running record not written', { requestId, error }));
 
   let settlement: Promise<void> | undefined;
   const settleOnce = (outcome: RequestOutcome | Promise<RequestOutcome>): Promise<void> => {

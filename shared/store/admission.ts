@@ -1,4 +1,5 @@
 import type { KeyAdmissionState, Lease, MemberAccount, MemberStatus } from './control-items.ts';
+import type { RunningRecord } from './usage-records.ts';
 
 /** The limits one admission checks; an absent limit is not checked. Numbers come from the effective policy. */
 export interface AdmissionLimits {
@@ -24,6 +25,13 @@ export interface AdmissionRequest {
   now: number;
   leaseExpiresAt: number;
   limits: AdmissionLimits;
+  /**
+   * The record that shows the request running. An engine whose admission is one local transaction (SQLite) writes
+   * it in that transaction, so the request costs one commit before dispatch instead of two, and says so
+   * (`recordWritten`); an engine that does not (DynamoDB, where it is a second call) leaves it to the caller, who
+   * writes it with `records.putRunning` alongside the upstream call.
+   */
+  running?: RunningRecord | undefined;
 }
 
 /** Why an admission was refused, exactly: each reason has its own answer for the caller. */
@@ -48,7 +56,11 @@ export interface ExpiredLease extends Lease {
 }
 
 export type AdmissionResult =
-  | { admitted: true }
+  | {
+      admitted: true;
+      /** The admission wrote the request's running record (`AdmissionRequest.running`); nothing else needs to. */
+      recordWritten?: boolean;
+    }
   | {
       admitted: false;
       refusal: AdmissionRefusal;

@@ -204,6 +204,33 @@ describe.each(testEngineNames)('store contract on %s', (engineName) => {
       expect(item.tokenDays).toEqual({});
     });
 
+    it('writes the running record it is handed with the admission, or says it left it to the caller', async () => {
+      const ids = await memberWithKey();
+      const request = admission(ids);
+      const record = running({
+        id: request.requestId,
+        memberId: ids.memberId,
+        keyId: ids.keyId,
+        reserved: request.reserve,
+      });
+      const result = await store.admission.admit({ ...request, running: record });
+      expect(result.admitted).toBe(true);
+      const written = result.admitted && result.recordWritten === true;
+      // SQLite admits in one local transaction, which takes the record too; DynamoDB's record is a call of its own.
+      expect(written).toBe(engineName === 'sqlite');
+      expect(await recordOf(record)).toEqual(written ? record : undefined);
+      // Written or not, the caller's own write changes nothing that is there, and settlement closes it.
+      await store.records.putRunning(record);
+      expect(await store.admission.settle({ record, outcome: outcome(12) })).toEqual({ released: true, closed: true });
+      expect(await recordOf(record)).toMatchObject({ state: 'completed', charge: 12 });
+
+      // A refused admission writes no record, whatever it was handed.
+      const refused = admission(ids, { reserve: 10, limits: { dailyTokens: 5 } });
+      const refusedRecord = running({ id: refused.requestId, memberId: ids.memberId, keyId: ids.keyId });
+      expect((await store.admission.admit({ ...refused, running: refusedRecord })).admitted).toBe(false);
+      expect(await recordOf(refusedRecord)).toBeUndefined();
+    });
+
     it('names the expired leases in the way of a refused admission', async () => {
       const ids = await memberWithKey();
       const dead = admission(ids, { leaseExpiresAt: admittedAt + 1_000, limits: { memberConcurrency: 1 } });

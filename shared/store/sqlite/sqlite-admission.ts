@@ -9,7 +9,7 @@ import type { KeyAdmissionState, MemberAccount } from '../control-items.ts';
 import type { AdmissionStore } from '../store-port.ts';
 import type { ClosedRequest } from '../usage-records.ts';
 import { toMemberProfile } from './sqlite-control.ts';
-import { closeRecordRow } from './sqlite-records.ts';
+import { closeRecordRow, insertRunningRow } from './sqlite-records.ts';
 import type { Statements } from './sqlite-statements.ts';
 
 interface LeaseRow {
@@ -40,7 +40,7 @@ const countersSql = `
     (SELECT requests FROM member_minutes WHERE member_id = @memberId AND minute = @minute) AS memberMinute,
     (SELECT requests FROM key_minutes WHERE key_id = @keyId AND minute = @minute) AS keyMinute,
     (SELECT count(*) FROM leases WHERE member_id = @memberId) AS memberLeases,
-    (SELECT count(*) FROM leases WHERE key_id = @keyId) AS keyLeases,
+    (SELECT count(*) FROM leases WHERE member_id = @memberId AND key_id = @keyId) AS keyLeases,
     (SELECT requests FROM holder_days WHERE member_id = @memberId AND day = @day) AS holderToday`;
 
 interface CountersRow {
@@ -104,7 +104,7 @@ export function sqliteAdmission(statements: Statements): AdmissionStore {
 
   /**
    * ONE `BEGIN IMMEDIATE` transaction: the same checks as the DynamoDB engine's conditional write (`refusalFor`),
-   * then every counter and the lease, or nothing. The write lock is taken first, so no other admission can move
+   * then every counter, the lease and the running record, or nothing. The write lock is taken first, so no other admission can move
    * the counters between the check and the write: exact under any concurrency.
    */
   const admitInTransaction = (request: AdmissionRequest): AdmissionResult =>
@@ -122,7 +122,10 @@ export function sqliteAdmission(statements: Statements): AdmissionStore {
       statements
         .get('INSERT INTO leases (request_id, member_id, key_id, expires_at, reserved, day) VALUES (?, ?, ?, ?, ?, ?)')
         .run(request.requestId, request.memberId, request.keyId, request.leaseExpiresAt, request.reserve, request.day);
-      return { admitted: true };
+      if (request.running === undefined) return { admitted: true };
+      // The running record commits with the lease: one write to the log before dispatch, not two.
+      insertRunningRow(statements, request.running);
+      return { admitted: true, recordWritten: true };
     });
 
   /** ONE transaction: the lease (the gate), the day's charge and the closed record move together or not at all. */

@@ -12,6 +12,13 @@ export interface SqliteOptions {
    * gives up as unavailable. The gateway is the only writer in normal operation, so this is rarely waited.
    */
   busyTimeoutMs?: number;
+  /**
+   * Checkpoint the write-ahead log from a thread of its own this often (wal-checkpointer.ts) instead of on the
+   * committing connection; absent, SQLite's automatic checkpoints run as they do by default.
+   */
+  checkpointIntervalMs?: number;
+  /** The checkpoint thread failed: automatic checkpoints are back on; this is told why. */
+  onCheckpointFailure?: (error: Error) => void;
 }
 
 const defaultBusyTimeoutMs = 2_000;

@@ -123,18 +123,23 @@ function newestSql(query: RecordQuery): string {
   return `SELECT * FROM records WHERE ${conditions.join(' AND ')} ORDER BY started_at DESC, id DESC${limit}`;
 }
 
+/** Writes a running record unless one with its id is there (closed already, or written before), in any transaction. */
+export function insertRunningRow(statements: Statements, record: RunningRecord): void {
+  statements
+    .get(
+      `INSERT INTO records (id, member_id, key_id, provider, model, connection_id, upstream, wire, stream,
+         started_at, day, reserved, state)
+       VALUES (@id, @member_id, @key_id, @provider, @model, @connection_id, @upstream, @wire, @stream,
+         @started_at, @day, @reserved, 'running')
+       ON CONFLICT (id) DO NOTHING`,
+    )
+    .run(admittedColumns(record));
+}
+
 export function sqliteRecords(statements: Statements): UsageRecordStore {
   return {
     async putRunning(record) {
-      statements
-        .get(
-          `INSERT INTO records (id, member_id, key_id, provider, model, connection_id, upstream, wire, stream,
-             started_at, day, reserved, state)
-           VALUES (@id, @member_id, @key_id, @provider, @model, @connection_id, @upstream, @wire, @stream,
-             @started_at, @day, @reserved, 'running')
-           ON CONFLICT (id) DO NOTHING`,
-        )
-        .run(admittedColumns(record));
+      insertRunningRow(statements, record);
     },
 
     close: async (closed) => statements.immediate(() => closeRecordRow(statements, closed)),

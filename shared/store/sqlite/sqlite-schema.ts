@@ -170,6 +170,23 @@ const migrations: readonly string[] = [
   `
   ALTER TABLE connections ADD COLUMN model_limits TEXT NOT NULL DEFAULT '[]';
   `,
+  // 4: leases keyed by request alone (no rowid beside the key), with one index that counts both a member's and a
+  // key's: each admission and settlement writes two pages of the lease table instead of five. The table only
+  // holds requests in flight, so the reaper's scan for expired ones needs no index of its own.
+  `
+  CREATE TABLE leases_by_request (
+    request_id TEXT PRIMARY KEY,
+    member_id TEXT NOT NULL,
+    key_id TEXT NOT NULL,
+    expires_at INTEGER NOT NULL,
+    reserved INTEGER NOT NULL,
+    day TEXT NOT NULL
+  ) WITHOUT ROWID;
+  INSERT INTO leases_by_request SELECT request_id, member_id, key_id, expires_at, reserved, day FROM leases;
+  DROP TABLE leases;
+  ALTER TABLE leases_by_request RENAME TO leases;
+  CREATE INDEX leases_by_member_key ON leases (member_id, key_id);
+  `,
 ];
 
 export const schemaVersion = migrations.length;

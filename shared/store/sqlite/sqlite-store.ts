@@ -7,6 +7,7 @@ import { guardVerbs, openDatabase, type SqliteOptions } from './sqlite-database.
 import { sqliteRecords } from './sqlite-records.ts';
 import { Statements } from './sqlite-statements.ts';
 import { sqliteLegacyUsage, sqliteRollups } from './sqlite-usage.ts';
+import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
 
 /** The SQLite engine, with its database handle for whoever inspects it (tests, the upgrade import). */
 export interface SqliteStore extends GatewayStore {
@@ -22,6 +23,20 @@ export interface SqliteStore extends GatewayStore {
 export function openSqliteStore(options: SqliteOptions): SqliteStore {
   const database = openDatabase(options);
   const statements = new Statements(database);
+  let checkpointer: WalCheckpointer | undefined;
+  if (options.checkpointIntervalMs !== undefined && options.path !== ':memory:') {
+    database.pragma('wal_autocheckpoint = 0');
+    checkpointer = startWalCheckpointer({
+      path: options.path,
+      intervalMs: options.checkpointIntervalMs,
+      synchronous: options.synchronous,
+      onFailure(error) {
+        // Back to checkpoints on this connection, SQLite's default: the log must not grow without end.
+        if (database.open) database.pragma('wal_autocheckpoint = 1000');
+        options.onCheckpointFailure?.(error);
+      },
+    });
+  }
   return {
     engine: 'sqlite',
     database,
@@ -35,6 +50,7 @@ export function openSqliteStore(options: SqliteOptions): SqliteStore {
     // An earlier data folder is imported whole at the first start (shared/store/upgrade/): nothing is left to carry.
     earlierRecords: nothingToMigrate,
     async close() {
+      await checkpointer?.stop();
       if (database.open) database.close();
     },
   };
