@@ -1,3 +1,4 @@
+import { subscribe } from 'node:diagnostics_channel';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { startGatewayHost } from '../infra/local/gateway-host.ts';
 import { generateKeySecret } from '../shared/auth/key-secret.ts';
 import { AdminClient } from '../test/support/test-gateway.ts';
 import { answerParent, tellParentReady } from './child-process.ts';
+import { type CpuProfile, startProfiling } from './cpu-profile.ts';
 import { benchModels } from './instant-upstream.ts';
 import { spread } from './statistics.ts';
 import { type RoundTripSplit, StoreRoundTrips, splitAroundDispatch } from './store-round-trips.ts';
@@ -40,13 +42,12 @@ const host = await startGatewayHost({
 const { services } = host;
 const roundTrips = new StoreRoundTrips(services.store);
 
+/** When the counted request's upstream call left: Node's HTTP client announces each request it starts. */
 let dispatchedAt: number | undefined;
-const originalFetch = globalThis.fetch;
-globalThis.fetch = (input, init) => {
-  const target = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-  if (dispatchedAt === undefined && target.startsWith(upstreamUrl)) dispatchedAt = performance.now();
-  return originalFetch(input, init);
-};
+subscribe('http.client.request.start', () => {
+  // This process's only HTTP client requests are the upstream calls (the bench's own go through fetch).
+  dispatchedAt ??= performance.now();
+});
 
 const admin = new AdminClient(host.url, adminKey);
 await admin.createConnection({
@@ -76,7 +77,7 @@ async function oneCountedRequest(key: string, stream: boolean): Promise<RoundTri
   await drainSettlements();
   roundTrips.clear();
   dispatchedAt = undefined;
-  const response = await originalFetch(`${host.url}/v1/chat/completions`, {
+  const response = await fetch(`${host.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify({
@@ -106,7 +107,25 @@ async function oneCountedRequest(key: string, stream: boolean): Promise<RoundTri
 const loopDelay = monitorEventLoopDelay({ resolution: 1 });
 loopDelay.enable();
 
+let profiling: { stop: (file?: string) => Promise<CpuProfile> } | undefined;
+
 answerParent({
+  /** Starts a CPU profile of this process (profile-request.ts): only the requests that follow are in it. */
+  async startProfile(message) {
+    profiling = await startProfiling(Number(message.intervalMicroseconds ?? 100));
+    return {};
+  },
+  /** Ends the profile and writes it to `file` (a profile is megabytes: too much for a message). */
+  async stopProfile(message) {
+    if (!profiling) throw new Error('no profile is running');
+    await profiling.stop(String(message.file));
+    profiling = undefined;
+    return { file: message.file };
+  },
+  /** This process's CPU so far, every thread (the store's included). */
+  async cpuUsage() {
+    return process.cpuUsage();
+  },
   async stats() {
     const eventLoopDelayMs = {
       p50: loopDelay.percentile(50) / 1e6,
