@@ -67,26 +67,56 @@ async function handle(
   }
   // A path no route serves goes where CloudFront's default behaviour sends it, to be checked and answered there.
   const functionId = route?.route.functionId ?? fallbackFunctionId;
+  const requestId = randomUUID();
   const context = {
-    awsRequestId: randomUUID(),
+    awsRequestId: requestId,
     functionName: functionId,
     gatewayServices: services,
   } as unknown as HostContext;
   // The handler writes to a stream like the runtime's, never to the HTTP response itself (lambda-stream-shim.ts).
   const stream = createRuntimeResponseStream(response);
-  await functions[functionId](toFunctionUrlEvent(request, target, body), stream, context);
+  await functions[functionId](toFunctionUrlEvent(request, target, body, requestId), stream, context);
 }
 
-/** Reads the body up to the limit; `undefined` as soon as it is over (a stated length over it is not read at all). */
-async function readLimited(request: IncomingMessage, limitBytes: number): Promise<Buffer | undefined> {
+/**
+ * Reads the body up to the limit; `undefined` as soon as it is over (a stated length over it is not read at all).
+ * Rejects when the client breaks off before the end. Events rather than an async iterator: a body is mostly one
+ * chunk, and the iterator costs a promise and an end-of-stream watcher per request.
+ */
+function readLimited(request: IncomingMessage, limitBytes: number): Promise<Buffer | undefined> {
   const statedLength = Number(request.headers['content-length'] ?? 0);
-  if (statedLength > limitBytes) return undefined;
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of request) {
-    total += (chunk as Buffer).length;
-    if (total > limitBytes) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+  if (statedLength > limitBytes) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const stop = () => {
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.off('error', onError);
+      request.off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.length;
+      if (total <= limitBytes) {
+        chunks.push(chunk);
+        return;
+      }
+      stop();
+      request.pause();
+      resolve(undefined);
+    };
+    const onEnd = () => {
+      stop();
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total));
+    };
+    const onError = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    const onClose = () => onError(new Error('the client closed the request before its body ended'));
+    request.on('data', onData);
+    request.on('end', onEnd);
+    request.on('error', onError);
+    request.on('close', onClose);
+  });
 }

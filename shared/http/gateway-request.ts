@@ -6,7 +6,11 @@ export interface GatewayRequest {
   path: string;
   query: URLSearchParams;
   headers: Record<string, string | undefined>;
-  body: Buffer;
+  /**
+   * The body as the function URL delivered it: text (a JSON body, decoded once by whoever received it) or bytes
+   * (one that came base64-encoded). `readJsonObject` reads either.
+   */
+  body: string | Buffer;
   requestId: string;
   /** Aborted when the caller goes away before the response starts; hosts that can tell provide it. */
   clientSignal: AbortSignal | undefined;
@@ -31,7 +35,7 @@ export function fromFunctionUrlEvent(event: APIGatewayProxyEventV2, clientSignal
     path: event.rawPath,
     query: new URLSearchParams(event.rawQueryString ?? ''),
     headers,
-    body: Buffer.from(rawBody, event.isBase64Encoded ? 'base64' : 'utf8'),
+    body: event.isBase64Encoded ? Buffer.from(rawBody, 'base64') : rawBody,
     requestId: event.requestContext.requestId,
     clientSignal,
   };

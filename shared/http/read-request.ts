@@ -22,15 +22,22 @@ export function checkRequestEnvelope(request: GatewayRequest, bodyLimitBytes: nu
   if (request.headers.upgrade?.toLowerCase() === 'websocket') {
     throw badRequest('websocket_refused', 'WebSocket inference is not supported; use HTTP with server-sent events.');
   }
-  if (request.body.length > bodyLimitBytes) throw payloadTooLarge(bodyLimitBytes);
+  if (bodyByteLength(request.body) > bodyLimitBytes) throw payloadTooLarge(bodyLimitBytes);
 }
+
+/** The body's size in bytes, as it was sent (text is counted as its UTF-8 encoding). */
+export function bodyByteLength(body: string | Buffer): number {
+  return typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Parses a JSON object body; anything else is a 400 with a code that says what was wrong. */
 export function readJsonObject(request: GatewayRequest): Record<string, unknown> {
   if (request.body.length === 0) throw badRequest('invalid_json', 'The request body is empty; send a JSON object.');
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(request.body);
+    text = typeof request.body === 'string' ? request.body : utf8.decode(request.body);
   } catch {
     throw badRequest('invalid_encoding', 'The request body is not valid UTF-8.');
   }

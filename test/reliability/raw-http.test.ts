@@ -148,6 +148,18 @@ describe('hand-written HTTP', () => {
     expect(statuses).toEqual([400, 401]);
   });
 
+  it('a body that is not UTF-8: 400 invalid_encoding in JSON, as a function URL hands it over base64-encoded', async () => {
+    const bytes = Buffer.concat([
+      Buffer.from('{"model":"openai/raw-model","x":"'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"}'),
+    ]);
+    const head = request([`Authorization: Bearer ${key}`, `Content-Length: ${bytes.length}`], '');
+    const { statuses, text } = await exchangeRaw(Buffer.concat([Buffer.from(head), bytes]));
+    expect(statuses).toEqual([400]);
+    expect(text).toContain('"code":"invalid_encoding"');
+  });
+
   it('still answers a well-formed request after all of the above', async () => {
     const { statuses } = await exchangeRaw(request([`Authorization: Bearer ${key}`, `Content-Length: ${body.length}`]));
     expect(statuses[0]).toBe(200);
