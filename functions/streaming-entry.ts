@@ -1,5 +1,4 @@
 import type { Writable } from 'node:stream';
-import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { GatewayConfig } from '../shared/config/gateway-config.ts';
 import type { GatewayServices } from '../shared/config/gateway-services.ts';
@@ -14,6 +13,7 @@ import { generateContentPathPrefix, parseGenerateContentPath } from '../shared/w
 import { storedResponseRefusal } from '../shared/wires/openai-responses/openai-responses-stored.ts';
 import { errorEnvelopeFor, errorEnvelopeOfRequest } from '../shared/wires/wire-names.ts';
 import { type OpenStore, servicesFromEnvironment } from './gateway-runtime.ts';
+import { writeResponse } from './write-response.ts';
 
 /** What an invocation's context carries beside Lambda's own. */
 export interface HostContext extends Context {
@@ -33,47 +33,48 @@ export type RouteHandler = (
 type ResponseStream = Writable;
 
 /**
- * A function-URL entry in RESPONSE_STREAM mode: a middy chain and one call into shared/. middy pipes the body to
- * the client with backpressure. Around it, the entry watches the response stream for the client going away and
- * waits for settlement before the invocation returns, whether the response ended or broke off: Lambda may freeze
- * the environment as soon as the handler returns, so settlement must be done by then.
+ * A function-URL entry in RESPONSE_STREAM mode: one call into shared/, then the answer written to the response
+ * stream with backpressure (write-response.ts). Around it, the entry watches the response stream for the client
+ * going away and waits for settlement before the invocation returns, whether the response ended or broke off:
+ * Lambda may freeze the environment as soon as the handler returns, so settlement must be done by then.
  */
 export function streamingEntry(handle: RouteHandler, openStore: OpenStore) {
-  const pendingSettlements = new WeakMap<object, Promise<void>>();
-  const chain = middy<APIGatewayProxyEventV2, unknown, Error, HostContext>({ streamifyResponse: true }).handler(
-    async (event, context) => {
-      const services = context.gatewayServices ?? servicesFromEnvironment(openStore);
-      const request = fromFunctionUrlEvent(event, context.clientSignal);
-      const route = matchRoute(request.method, request.path, services.config.upstreamPrefixes);
-      const response: GatewayResponse = await admitThroughFrontDoor(services, request).then(
-        () => (route ? handle(services, request, route) : unknownRoute(request, services.config)),
-        (error: unknown) =>
-          renderError(
-            toGatewayError(error),
-            route ? errorEnvelopeFor(route.route.wire) : errorEnvelopeOfRequest(request.path, request.headers),
-          ),
-      );
-      if (response.afterResponse) pendingSettlements.set(context, response.afterResponse);
-      recordResponse(services.config, response.statusCode);
-      return { statusCode: response.statusCode, headers: response.headers, body: response.body };
-    },
-  ) as unknown as (event: APIGatewayProxyEventV2, stream: ResponseStream, context: HostContext) => Promise<void>;
-
   return awslambda.streamifyResponse(
     async (event: APIGatewayProxyEventV2, responseStream: ResponseStream, context: HostContext) => {
       const client = watchClient(responseStream);
       context.clientSignal = client.signal;
+      let settlement: Promise<void> | undefined;
       try {
-        await chain(event, responseStream, context);
+        const services = context.gatewayServices ?? servicesFromEnvironment(openStore);
+        const response = await answer(services, fromFunctionUrlEvent(event, client.signal), handle);
+        settlement = response.afterResponse;
+        recordResponse(services.config, response.statusCode);
+        await writeResponse(responseStream, response);
       } catch (error) {
         // A client that left breaks the pipe; the upstream was aborted through the signal or the body's cancel.
         if (!client.signal.aborted) throw error;
       } finally {
         client.stop();
-        await pendingSettlements.get(context);
+        await settlement;
       }
     },
   );
+}
+
+/** The answer to one request: the front door's check, then the route's handler (or the unknown route's answer). */
+async function answer(
+  services: GatewayServices,
+  request: GatewayRequest,
+  handle: RouteHandler,
+): Promise<GatewayResponse> {
+  const route = matchRoute(request.method, request.path, services.config.upstreamPrefixes);
+  try {
+    await admitThroughFrontDoor(services, request);
+  } catch (error) {
+    const envelope = route ? errorEnvelopeFor(route.route.wire) : errorEnvelopeOfRequest(request.path, request.headers);
+    return renderError(toGatewayError(error), envelope);
+  }
+  return route ? handle(services, request, route) : unknownRoute(request, services.config);
 }
 
 /**

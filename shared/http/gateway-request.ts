@@ -20,7 +20,8 @@ export interface GatewayRequest {
 export interface GatewayResponse {
   statusCode: number;
   headers: Record<string, string>;
-  body: string | ReadableStream<Uint8Array>;
+  /** A whole body, or one produced as it is pulled (an async iterator: each chunk is read when the last is taken). */
+  body: string | AsyncIterable<Uint8Array>;
   /** Work that must finish after the client's response ends (settlement); hosts await it before returning. */
   afterResponse?: Promise<void>;
 }

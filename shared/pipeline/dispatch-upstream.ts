@@ -1,10 +1,10 @@
 import { ClientGoneError, GatewayError } from '../http/gateway-error.ts';
 import { UpstreamAddressRefused, type UpstreamNetwork } from '../net/upstream-address.ts';
-import { requestUpstream } from '../net/upstream-transport.ts';
+import { requestUpstream, type UpstreamResponse } from '../net/upstream-transport.ts';
 import type { UpstreamHttpRequest } from '../wires/upstream-wire-format.ts';
 
 export interface UpstreamCall {
-  response: Response;
+  response: UpstreamResponse;
   /** Aborts the upstream request (client gone, idle time-out). */
   abort: (reason: unknown) => void;
   signal: AbortSignal;
@@ -48,7 +48,7 @@ export async function dispatchUpstream(
     });
     // Following would send the credential and the client's body to whatever host the answer names.
     if (isRedirect(response.status)) {
-      await response.body?.cancel();
+      response.discard();
       throw redirectRefused(response.status);
     }
     return { response, abort, signal: controller.signal };

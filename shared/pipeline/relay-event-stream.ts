@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { createSseEventSplitter } from '../sse/sse-event-splitter.ts';
 import { type EventTransformer, runTransformer } from '../streams/event-transformer.ts';
 import type { ClientChunk, RelayedEvent } from '../streams/relayed-event.ts';
@@ -14,7 +15,8 @@ export interface StreamEnding {
 }
 
 export interface RelayOptions<Event> {
-  upstream: ReadableStream<Uint8Array>;
+  /** The upstream's body as Node's readable of the answer (shared/net/upstream-transport.ts). */
+  upstream: Readable;
   /** How the upstream's events are read (once each), which of them report a failure, and where usage is. */
   upstreamWire: Pick<UpstreamWireFormat<unknown, Event>, 'parseEvent' | 'isFailure' | 'createUsageReader'>;
   /** What the client receives of each event: its own bytes (a pass-through) or its translation. */
@@ -35,18 +37,21 @@ export interface RelayOptions<Event> {
  * once into its wire's typed event, and that one typed event is what the usage reader, the failure check and
  * the client side (a pass-through's filter, or a translation and the client wire's encoder) all read.
  *
- * The stream is pull-based with no buffer of its own (highWaterMark 0): the next upstream chunk is read only when
- * the client has taken what the last one produced, so a slow client slows the upstream instead of filling
- * memory, and the relay never holds more than the events of one upstream chunk. The idle time-out runs only
- * while the relay waits on the upstream, never while it waits on the client; the request deadline runs always, and
- * when it passes the upstream is aborted and the client's stream ends with the time-out event after whatever it
- * has not read yet.
+ * The client's body is an async iterator, pulled by whoever writes the response (functions/write-response.ts),
+ * with no buffer of its own: the next upstream chunk is read only when the client has taken what the last one
+ * produced, so a slow client slows the upstream instead of filling memory, and the relay never holds more than the
+ * events of one upstream chunk. The upstream is read from Node's own stream of the answer and the client is given
+ * plain chunks: no web stream sits on either side, which would cost a few promise turns and objects per chunk. The
+ * idle time-out runs only while the relay waits on the upstream, never while it waits on the client; the request
+ * deadline runs always, and when it passes the upstream is aborted and the client's stream ends with the time-out
+ * event after whatever it has not read yet. Ending the iteration early (`return`, as `for await` does when the
+ * writer fails because the client left) aborts the upstream.
  */
 export function relayEventStream<Event>(options: RelayOptions<Event>): {
-  body: ReadableStream<Uint8Array>;
+  body: AsyncIterableIterator<Uint8Array>;
   ended: Promise<StreamEnding>;
 } {
-  const reader = options.upstream.getReader();
+  const { upstream } = options;
   const splitter = createSseEventSplitter();
   const usageReader = options.upstreamWire.createUsageReader();
   // The upstream's own error event is relayed like any other (translated, where the route translates), but the
@@ -81,21 +86,30 @@ export function relayEventStream<Event>(options: RelayOptions<Event>): {
     };
   });
 
-  let output: ReadableStreamDefaultController<Uint8Array> | undefined;
-  /** The client's stream is closed (or cancelled): nothing more may be written to it. */
+  /** What the client is still to receive after the relay closed: the failure event, or the last events. */
+  const leftOver: Uint8Array[] = [];
+  /** The client's stream is closed (or cancelled): nothing more is read from the upstream. */
   let closed = false;
+  /** One timer for the whole stream, re-armed for each wait on the upstream; it acts only while one runs. */
+  let waiting = false;
+  const idle = setTimeout(() => {
+    if (waiting) options.abortUpstream(upstreamTimeoutReason);
+  }, options.idleTimeoutMs);
   const onDeadline = () => close('timeout', upstreamTimeoutReason);
+  if (options.deadline.aborted) onDeadline();
+  else options.deadline.addEventListener('abort', onDeadline, { once: true });
+
   /** Ends the client's stream once: with the wire's failure event when the upstream did not finish the answer. */
   function close(failure: 'interrupted' | 'timeout' | undefined, abortReason?: unknown, fault?: unknown): void {
     if (closed) return;
     closed = true;
+    clearTimeout(idle);
     options.deadline.removeEventListener('abort', onDeadline);
     if (abortReason !== undefined) {
       options.abortUpstream(abortReason);
-      reader.cancel(abortReason).catch(() => {});
+      upstream.destroy();
     }
-    if (failure !== undefined) output?.enqueue(Buffer.from(options.failureEvent(failure)));
-    output?.close();
+    if (failure !== undefined) leftOver.push(Buffer.from(options.failureEvent(failure)));
     finish({
       completed: failure === undefined && !upstreamReportedFailure,
       usage: usageReader.result(),
@@ -103,61 +117,96 @@ export function relayEventStream<Event>(options: RelayOptions<Event>): {
     });
   }
 
-  const body = new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        output = controller;
-        if (options.deadline.aborted) onDeadline();
-        else options.deadline.addEventListener('abort', onDeadline, { once: true });
-      },
-      async pull(controller) {
-        while (!closed) {
-          const idle = setTimeout(() => options.abortUpstream(upstreamTimeoutReason), options.idleTimeoutMs);
-          let chunk: Awaited<ReturnType<typeof reader.read>>;
-          try {
-            chunk = await reader.read();
-          } catch (error) {
-            const timedOut = error === upstreamTimeoutReason || (error as Error)?.cause === upstreamTimeoutReason;
-            close(timedOut ? 'timeout' : 'interrupted');
-            return;
-          } finally {
-            clearTimeout(idle);
-          }
-          // The deadline may have ended the stream while this read was waiting.
-          if (closed) return;
-          try {
-            if (chunk.done) {
-              // Some engines omit the blank line after the last event; the splitter still hands it over.
-              relay(splitter.end());
-              client.end();
-            } else {
-              relay(splitter.push(chunk.value));
-            }
-          } catch (fault) {
-            // A fault of the gateway's own (a translator that threw): the client's stream ends as interrupted.
-            pending = [];
-            close('interrupted', fault, fault);
-            return;
-          }
-          const bytes = takePending();
-          if (bytes) controller.enqueue(bytes);
-          if (chunk.done) {
-            close(undefined);
-            return;
-          }
-          if (bytes) return;
+  /** The next chunk of the upstream's body, or null at its end; rejects when it breaks off. */
+  function readUpstream(): Promise<Buffer | null> {
+    const chunk = upstream.read() as Buffer | null;
+    if (chunk !== null) return Promise.resolve(chunk);
+    if (upstream.readableEnded) return Promise.resolve(null);
+    if (upstream.destroyed) return Promise.reject(upstream.errored ?? new Error('the upstream stream was closed'));
+    waiting = true;
+    idle.refresh();
+    return new Promise((resolve, reject) => {
+      const settle = (outcome: () => void) => {
+        waiting = false;
+        upstream.off('readable', onReadable);
+        upstream.off('end', onEnd);
+        upstream.off('error', onError);
+        upstream.off('close', onClose);
+        outcome();
+      };
+      const onReadable = () => {
+        const next = upstream.read() as Buffer | null;
+        if (next !== null) settle(() => resolve(next));
+      };
+      const onEnd = () => settle(() => resolve(null));
+      const onError = (error: Error) => settle(() => reject(error));
+      const onClose = () => {
+        if (!upstream.readableEnded) onError(upstream.errored ?? new Error('the upstream stream was closed'));
+      };
+      upstream.on('readable', onReadable);
+      upstream.on('end', onEnd);
+      upstream.on('error', onError);
+      upstream.on('close', onClose);
+    });
+  }
+
+  async function next(): Promise<IteratorResult<Uint8Array>> {
+    for (;;) {
+      const left = leftOver.shift();
+      if (left !== undefined) return { value: left, done: false };
+      if (closed) return { value: undefined, done: true };
+      let chunk: Buffer | null;
+      try {
+        chunk = await readUpstream();
+      } catch (error) {
+        const timedOut = error === upstreamTimeoutReason || (error as Error)?.cause === upstreamTimeoutReason;
+        close(timedOut ? 'timeout' : 'interrupted');
+        continue;
+      }
+      // The deadline may have ended the stream while this read was waiting.
+      if (closed) continue;
+      try {
+        if (chunk === null) {
+          // Some engines omit the blank line after the last event; the splitter still hands it over.
+          relay(splitter.end());
+          client.end();
+        } else {
+          relay(splitter.push(chunk));
         }
-      },
-      cancel(reason) {
-        if (closed) return;
+      } catch (fault) {
+        // A fault of the gateway's own (a translator that threw): the client's stream ends as interrupted.
+        pending = [];
+        close('interrupted', fault, fault);
+        continue;
+      }
+      const bytes = takePending();
+      if (chunk === null) {
+        if (bytes) leftOver.push(bytes);
+        close(undefined);
+        continue;
+      }
+      if (bytes) return { value: bytes, done: false };
+    }
+  }
+
+  const body: AsyncIterableIterator<Uint8Array> = {
+    next,
+    async return(reason?: unknown) {
+      leftOver.length = 0;
+      if (!closed) {
         closed = true;
+        clearTimeout(idle);
         options.deadline.removeEventListener('abort', onDeadline);
         options.abortUpstream(reason);
+        upstream.destroy();
         finish({ completed: false, usage: usageReader.result() });
-      },
+      }
+      return { value: undefined, done: true };
     },
-    { highWaterMark: 0 },
-  );
+    [Symbol.asyncIterator]() {
+      return body;
+    },
+  };
   return { body, ended };
 }
 

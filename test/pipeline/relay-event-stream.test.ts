@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { relayEventStream } from '../../shared/pipeline/relay-event-stream.ts';
@@ -19,17 +20,22 @@ const encoder = new TextEncoder();
 /** An upstream that hands over one chunk per read, and counts the reads it was asked for. */
 function upstreamOf(chunks: readonly (string | Uint8Array)[]) {
   let reads = 0;
-  const stream = new ReadableStream<Uint8Array>(
-    {
-      pull(controller) {
-        const chunk = chunks[reads++];
-        if (chunk === undefined) controller.close();
-        else controller.enqueue(typeof chunk === 'string' ? encoder.encode(chunk) : chunk);
-      },
+  const stream = new Readable({
+    highWaterMark: 0,
+    read() {
+      const chunk = chunks[reads++];
+      this.push(chunk === undefined ? null : typeof chunk === 'string' ? encoder.encode(chunk) : chunk);
     },
-    { highWaterMark: 0 },
-  );
+  });
   return { stream, reads: () => reads };
+}
+
+/** Everything the client receives, as text. */
+async function textOf(body: AsyncIterable<Uint8Array>): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const chunk of body) text += decoder.decode(chunk, { stream: true });
+  return text + decoder.decode();
 }
 
 /** The upstream wire with its event reader counted: every event must be read exactly once. */
@@ -51,7 +57,7 @@ function relay<Event>(
   chunks: readonly (string | Uint8Array)[],
   upstreamWire: Pick<UpstreamWireFormat<unknown, Event>, 'parseEvent' | 'isFailure' | 'createUsageReader'>,
   toClient: EventTransformer<RelayedEvent<Event>, ClientChunk>,
-  options: { deadline?: AbortSignal; upstream?: ReadableStream<Uint8Array> } = {},
+  options: { deadline?: AbortSignal; upstream?: Readable } = {},
 ) {
   const upstream = upstreamOf(chunks);
   const aborts: unknown[] = [];
@@ -82,7 +88,7 @@ describe('relaying an upstream event stream', () => {
     const messages = counted(anthropicMessagesUpstreamWire);
     const comment = ': keep-alive\n\n';
     const { body, ended } = relay([messageStart, comment, messageDelta], messages.wire, passThroughStream(undefined));
-    expect(await new Response(body).text()).toBe(messageStart + comment + messageDelta);
+    expect(await textOf(body)).toBe(messageStart + comment + messageDelta);
     expect(await ended).toEqual({
       completed: true,
       usage: { inputTokens: 10, cachedInputTokens: null, outputTokens: 4 },
@@ -98,7 +104,7 @@ describe('relaying an upstream event stream', () => {
       anthropicMessagesUpstreamWire,
       passThroughStream(undefined),
     );
-    expect(await new Response(body).text()).toBe(messageStart + overloaded);
+    expect(await textOf(body)).toBe(messageStart + overloaded);
     expect((await ended).completed).toBe(false);
   });
 
@@ -121,7 +127,7 @@ describe('relaying an upstream event stream', () => {
         openaiChatUpstreamWire,
         passThroughStream<ChatStreamEvent>(drops),
       );
-      expect(await new Response(body).text()).toBe(chatChunk('Hel') + chatChunk('lo ünïcode') + 'data:[DONE]\r\n\r\n');
+      expect(await textOf(body)).toBe(chatChunk('Hel') + chatChunk('lo ünïcode') + 'data:[DONE]\r\n\r\n');
       expect(await ended).toMatchObject({ completed: true, usage: { inputTokens: 7, outputTokens: 2 } });
     }
   });
@@ -139,7 +145,7 @@ describe('relaying an upstream event stream', () => {
         encodeChatStreamEvent,
       ),
     );
-    const text = await new Response(body).text();
+    const text = await textOf(body);
     expect(text.split('\n\n').filter(Boolean).at(-1)).toBe('data: [DONE]');
     expect(text).toContain('"content":"Hi"');
     expect(text).toContain('"usage":{"prompt_tokens":10,"completion_tokens":4,"total_tokens":14}');
@@ -154,7 +160,7 @@ describe('relaying an upstream event stream', () => {
       },
     };
     const { body, ended } = relay([messageStart, messageDelta], anthropicMessagesUpstreamWire, failing);
-    expect(await new Response(body).text()).toBe('event: error\ndata: {"reason":"interrupted"}\n\n');
+    expect(await textOf(body)).toBe('event: error\ndata: {"reason":"interrupted"}\n\n');
     const ending = await ended;
     expect(ending.completed).toBe(false);
     expect(ending.fault).toBeInstanceOf(Error);
@@ -177,15 +183,14 @@ describe('backpressure', () => {
     ],
   ])('in %s, reads the upstream only as fast as a slow client takes the answer', async (_name, toClient) => {
     const { body, reads } = relay(plenty, openaiChatUpstreamWire, toClient());
-    const reader = body.getReader();
     for (let taken = 1; taken <= 5; taken++) {
-      await reader.read();
+      await body.next();
       // The client is slow: many turns of the event loop pass before it reads again.
       for (let turn = 0; turn < 50; turn++) await nextTurn();
       // Nothing is read ahead of the client: at most the chunk it will get next.
       expect(reads()).toBeLessThanOrEqual(taken + 1);
     }
-    await reader.cancel();
+    await body.return?.();
   });
 });
 
@@ -197,8 +202,7 @@ describe('the request deadline', () => {
     const { body, ended, aborts, reads } = relay(plenty, openaiChatUpstreamWire, passThroughStream(undefined), {
       deadline: deadline.signal,
     });
-    const reader = body.getReader();
-    const first = await reader.read();
+    const first = await body.next();
     expect(first.done).toBe(false);
     // The client stops reading; nothing is waiting on the upstream either. The deadline's own timer fires.
     deadline.abort();
@@ -208,7 +212,7 @@ describe('the request deadline', () => {
     expect(reads()).toBeLessThanOrEqual(2);
     // When the client reads again, the stream ends with the time-out event, after nothing more of the upstream.
     const rest: string[] = [];
-    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+    for (let next = await body.next(); !next.done; next = await body.next()) {
       rest.push(new TextDecoder().decode(next.value));
     }
     expect(rest).toEqual(['event: error\ndata: {"reason":"timeout"}\n\n']);
@@ -216,12 +220,12 @@ describe('the request deadline', () => {
 
   it('ends the stream while the relay waits on an upstream that sends nothing', async () => {
     const deadline = new AbortController();
-    const silent = new ReadableStream<Uint8Array>({ pull: () => new Promise(() => {}) }, { highWaterMark: 0 });
+    const silent = new Readable({ highWaterMark: 0, read() {} });
     const { body, ended, aborts } = relay([], openaiChatUpstreamWire, passThroughStream(undefined), {
       deadline: deadline.signal,
       upstream: silent,
     });
-    const text = new Response(body).text();
+    const text = textOf(body);
     await nextTurn();
     deadline.abort();
     expect(await text).toBe('event: error\ndata: {"reason":"timeout"}\n\n');
@@ -239,7 +243,7 @@ describe('the request deadline', () => {
         deadline: deadline.signal,
       },
     );
-    const text = await new Response(body).text();
+    const text = await textOf(body);
     deadline.abort();
     expect(text).not.toContain('timeout');
     expect((await ended).completed).toBe(true);
