@@ -29,7 +29,22 @@ export function modelsOfConnection(connection: ConnectionItem): string[] {
     .map((entry) => entry.model);
 }
 
-export function knownModels(connections: readonly ConnectionItem[]): KnownModel[] {
+/**
+ * The known models of one list of connections, kept as long as the list: the connection cache hands every request
+ * the same list until it reloads, so the models are worked out once per load, not once per request.
+ */
+const knownByConnections = new WeakMap<readonly ConnectionItem[], readonly KnownModel[]>();
+
+export function knownModels(connections: readonly ConnectionItem[]): readonly KnownModel[] {
+  let known = knownByConnections.get(connections);
+  if (!known) {
+    known = Object.freeze(modelsOf(connections));
+    knownByConnections.set(connections, known);
+  }
+  return known;
+}
+
+function modelsOf(connections: readonly ConnectionItem[]): KnownModel[] {
   const byId = new Map<string, KnownModel>();
   for (const entry of catalogModels) {
     const holderId = holderPolicyModelId(entry);

@@ -108,3 +108,17 @@ describe('connection rotation', () => {
     ).toMatchObject({ status: 400, code: 'unsupported_wire' });
   });
 });
+
+describe('the known models of a connection list', () => {
+  it('are worked out once per list the connection cache hands out, and again for a new list', () => {
+    const list = [connection({ id: 'a', models: ['gpt-test'] })];
+    const first = knownModels(list);
+    expect(knownModels(list)).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    const reloaded = [connection({ id: 'a', models: ['gpt-test', 'gpt-new'] })];
+    const second = knownModels(reloaded);
+    expect(second).not.toBe(first);
+    expect(second.map((model) => model.publicId)).toEqual(expect.arrayContaining(['openai/gpt-new']));
+    expect(first.map((model) => model.publicId)).not.toContain('openai/gpt-new');
+  });
+});
