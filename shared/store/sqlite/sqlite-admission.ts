@@ -71,29 +71,31 @@ function toCounters(row: CountersRow): AdmissionCounters {
   };
 }
 
+type CounterTable = 'token_days' | 'holder_days' | 'member_minutes' | 'key_minutes';
+
+/** Adds to one counter row, creating it at the amount: the SQL of each counter table, written once. */
+const addToCounterSql: Readonly<Record<CounterTable, string>> = Object.fromEntries(
+  (
+    [
+      ['token_days', 'member_id', 'day', 'tokens'],
+      ['holder_days', 'member_id', 'day', 'requests'],
+      ['member_minutes', 'member_id', 'minute', 'requests'],
+      ['key_minutes', 'key_id', 'minute', 'requests'],
+    ] as const
+  ).map(([table, ownerColumn, bucketColumn, counter]) => [
+    table,
+    `INSERT INTO ${table} (${ownerColumn}, ${bucketColumn}, ${counter}) VALUES (?, ?, ?)
+     ON CONFLICT DO UPDATE SET ${counter} = ${counter} + excluded.${counter}`,
+  ]),
+) as Record<CounterTable, string>;
+
 /** Rate windows older than this are over; allowance days are kept a week for anyone reading them. */
 const staleMinuteMs = 2 * 60_000;
 const staleDayMs = 7 * 24 * 60 * 60_000;
 
 export function sqliteAdmission(statements: Statements): AdmissionStore {
-  const addTo = (
-    table: 'token_days' | 'holder_days' | 'member_minutes' | 'key_minutes',
-    owner: string,
-    bucket: string,
-    amount: number,
-  ) => {
-    const [ownerColumn, bucketColumn, counter] = {
-      token_days: ['member_id', 'day', 'tokens'],
-      holder_days: ['member_id', 'day', 'requests'],
-      member_minutes: ['member_id', 'minute', 'requests'],
-      key_minutes: ['key_id', 'minute', 'requests'],
-    }[table];
-    statements
-      .get(
-        `INSERT INTO ${table} (${ownerColumn}, ${bucketColumn}, ${counter}) VALUES (?, ?, ?)
-         ON CONFLICT DO UPDATE SET ${counter} = ${counter} + excluded.${counter}`,
-      )
-      .run(owner, bucket, amount);
+  const addTo = (table: CounterTable, owner: string, bucket: string, amount: number) => {
+    statements.get(addToCounterSql[table]).run(owner, bucket, amount);
   };
   const memberExpiredLeases = (memberId: string, now: number) =>
     (

@@ -6,8 +6,12 @@ import type Database from 'better-sqlite3';
  */
 export class Statements {
   readonly #cache = new Map<string, Database.Statement>();
+  /** One transaction function for every `immediate` call: better-sqlite3 builds its wrapper when it is created. */
+  readonly #immediate: (work: () => unknown) => unknown;
 
-  constructor(readonly database: Database.Database) {}
+  constructor(readonly database: Database.Database) {
+    this.#immediate = database.transaction((work: () => unknown) => work()).immediate;
+  }
 
   get(sql: string): Database.Statement {
     let statement = this.#cache.get(sql);
@@ -20,7 +24,7 @@ export class Statements {
 
   /** Runs `work` in one `BEGIN IMMEDIATE` transaction: it takes the write lock first, so it never deadlocks. */
   immediate<T>(work: () => T): T {
-    return this.database.transaction(work).immediate();
+    return this.#immediate(work) as T;
   }
 }
 
