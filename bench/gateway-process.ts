@@ -1,5 +1,5 @@
 import { subscribe } from 'node:diagnostics_channel';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -7,7 +7,13 @@ import { startGatewayHost } from '../infra/local/gateway-host.ts';
 import { generateKeySecret } from '../shared/auth/key-secret.ts';
 import { AdminClient } from '../test/support/test-gateway.ts';
 import { answerParent, tellParentReady } from './child-process.ts';
-import { type CpuProfile, startProfiling } from './cpu-profile.ts';
+import {
+  type CpuProfile,
+  type HeapProfile,
+  startHeapSampling,
+  startProfiling,
+  summarizeHeapProfile,
+} from './cpu-profile.ts';
 import { benchModels } from './instant-upstream.ts';
 import { spread } from './statistics.ts';
 import { type RoundTripSplit, StoreRoundTrips, splitAroundDispatch } from './store-round-trips.ts';
@@ -108,6 +114,7 @@ const loopDelay = monitorEventLoopDelay({ resolution: 1 });
 loopDelay.enable();
 
 let profiling: { stop: (file?: string) => Promise<CpuProfile> } | undefined;
+let heapSampling: { stop: () => Promise<HeapProfile> } | undefined;
 
 answerParent({
   /** Starts a CPU profile of this process (profile-request.ts): only the requests that follow are in it. */
@@ -122,9 +129,33 @@ answerParent({
     profiling = undefined;
     return { file: message.file };
   },
+  /** Starts sampling what this process allocates (profile-request.ts --allocations). */
+  async startHeapSampling() {
+    heapSampling = await startHeapSampling(4096);
+    return {};
+  },
+  /** Ends the sampling: bytes allocated meanwhile, in all and by the function that allocated them (top 40). */
+  async stopHeapSampling() {
+    if (!heapSampling) throw new Error('no heap sampling is running');
+    const summary = summarizeHeapProfile(await heapSampling.stop());
+    heapSampling = undefined;
+    return { totalBytes: summary.totalBytes, byFunction: summary.byFunction.slice(0, 40) };
+  },
   /** This process's CPU so far, every thread (the store's included). */
   async cpuUsage() {
     return process.cpuUsage();
+  },
+  /** CPU ticks (1/100 s) so far per thread of this process, by the thread's name: where the CPU that is not JS goes. */
+  async threadCpu() {
+    const threads: Record<string, number> = {};
+    for (const task of await readdir('/proc/self/task')) {
+      const stat = await readFile(`/proc/self/task/${task}/stat`, 'utf8').catch(() => '');
+      // Node's threads are all called `node`: the main one is the one whose id is the process's.
+      const name = task === String(process.pid) ? 'main' : `${/\((.*)\)/.exec(stat)?.[1] ?? '?'} ${task}`;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      threads[name] = (threads[name] ?? 0) + Number(fields[11]) + Number(fields[12]);
+    }
+    return threads;
   },
   async stats() {
     const eventLoopDelayMs = {

@@ -28,6 +28,8 @@ const { values: options } = parseArgs({
     profiles: { type: 'string' },
     // The CPU figures alone, without the profiled phases: quicker, for comparing two versions turn by turn.
     'cpu-only': { type: 'boolean', default: false },
+    // Also what a request allocates, by the function that allocates it (a sampling heap profile).
+    allocations: { type: 'boolean', default: false },
   },
 });
 const requests = Number(options.requests);
@@ -43,6 +45,8 @@ const upstream = await startTypeScriptChild<{ url: string }>({
 });
 const gateway = await startTypeScriptChild<GatewayReady>({
   name: 'this gateway',
+  // Node's own flags for the gateway process, to try one (`BENCH_NODE_OPTIONS='--max-semi-space-size=32'`).
+  nodeOptions: process.env.BENCH_NODE_OPTIONS ? process.env.BENCH_NODE_OPTIONS.split(' ') : [],
   args: [join(projectRoot, 'bench', 'gateway-process.ts')],
   env: {
     ...process.env,
@@ -78,12 +82,30 @@ try {
     const kind = stream ? 'stream' : 'plain';
     const body = chatBody(target.model(benchModels.instant), stream);
     await sendAll(body, Math.min(500, requests));
+    const threadsBefore = await gateway.child.call<Record<string, number>>('threadCpu');
     const before = await gateway.child.call<NodeJS.CpuUsage>('cpuUsage');
     await sendAll(body, requests);
     const after = await gateway.child.call<NodeJS.CpuUsage>('cpuUsage');
+    const threadsAfter = await gateway.child.call<Record<string, number>>('threadCpu');
     const cpu = (after.user - before.user + after.system - before.system) / requests;
     const userShare = (after.user - before.user) / (after.user - before.user + after.system - before.system);
     out(`${kind}: ${cpu.toFixed(0)} µs of CPU per request (${(100 * userShare).toFixed(0)}% user)`);
+    const byThread = Object.entries(threadsAfter)
+      .map(([name, ticks]) => [name, ((ticks - (threadsBefore[name] ?? 0)) * 10_000) / requests] as const)
+      .filter(([, microseconds]) => microseconds > 0)
+      .sort((a, b) => b[1] - a[1]);
+    out(`  by thread (µs per request): ${byThread.map(([name, value]) => `${name} ${value.toFixed(0)}`).join(', ')}`);
+    if (options.allocations) {
+      await gateway.child.call('startHeapSampling');
+      await sendAll(body, requests);
+      const allocated = await gateway.child.call<{ totalBytes: number; byFunction: [string, number][] }>(
+        'stopHeapSampling',
+      );
+      out(`  allocated: ${(allocated.totalBytes / requests / 1024).toFixed(1)} KB per request; by function (KB):`);
+      for (const [name, bytes] of allocated.byFunction.slice(0, 25)) {
+        out(`  ${(bytes / requests / 1024).toFixed(2).padStart(8)}  ${name}`);
+      }
+    }
     if (options['cpu-only']) continue;
     const file = join(profileFolder, `${kind}.cpuprofile`);
     await gateway.child.call('startProfile', { intervalMicroseconds: 50 });
