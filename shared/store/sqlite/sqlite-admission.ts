@@ -110,7 +110,7 @@ export function sqliteAdmission(statements: Statements): AdmissionStore {
    * the counters between the check and the write: exact under any concurrency.
    */
   const admitInTransaction = (request: AdmissionRequest): AdmissionResult =>
-    statements.immediate(() => {
+    statements.write(() => {
       const { memberId, keyId, day, minute } = request;
       const counters = toCounters(statements.get(countersSql).get({ memberId, keyId, day, minute }) as CountersRow);
       const refusal = refusalFor(counters, request);
@@ -132,7 +132,7 @@ export function sqliteAdmission(statements: Statements): AdmissionStore {
 
   /** ONE transaction: the lease (the gate), the day's charge and the closed record move together or not at all. */
   const settleInTransaction = (closed: ClosedRequest) =>
-    statements.immediate(() => {
+    statements.write(() => {
       const { record, outcome } = closed;
       if (statements.get('DELETE FROM leases WHERE request_id = ?').run(record.id).changes === 0) {
         return { released: false, closed: false };
@@ -222,7 +222,7 @@ export function sqliteAdmission(statements: Statements): AdmissionStore {
     async pruneStale(now) {
       const minuteCutoff = new Date(now.getTime() - staleMinuteMs).toISOString().slice(0, 16);
       const dayCutoff = new Date(now.getTime() - staleDayMs).toISOString().slice(0, 10);
-      return statements.immediate(
+      return statements.write(
         () =>
           statements.get('DELETE FROM member_minutes WHERE minute < ?').run(minuteCutoff).changes +
           statements.get('DELETE FROM key_minutes WHERE minute < ?').run(minuteCutoff).changes +

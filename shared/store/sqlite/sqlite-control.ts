@@ -149,7 +149,7 @@ export function sqliteMembers(statements: Statements): MemberStore {
 
     async setHoldings(wallet, usd, now) {
       const id = holderMemberId(wallet);
-      return statements.immediate(() => {
+      return statements.write(() => {
         const existing = read(id);
         // A wallet name must never take over an ordinary member.
         if (existing && existing.role !== 'holder') {
@@ -204,7 +204,7 @@ export function sqliteKeys(statements: Statements): KeyStore {
   return {
     /** One transaction: the key, its first secret, or nothing at all. */
     async create(input, now) {
-      return statements.immediate(() => {
+      return statements.write(() => {
         if (!statements.get('SELECT 1 FROM members WHERE id = ?').get(input.memberId)) {
           throw new StoreNotFoundError('member', `No member has the id ${input.memberId}.`);
         }
@@ -264,7 +264,7 @@ export function sqliteKeys(statements: Statements): KeyStore {
 
     /** One transaction: the next generation and its secret, so the old secret is refused from the commit on. */
     async rotate(id, secret, fromGeneration, now) {
-      return statements.immediate(() => {
+      return statements.write(() => {
         const key = read(id);
         if (!key) throw new StoreNotFoundError('key', `No key has the id ${id}.`);
         if (key.state !== 'active') throw new StoreConflictError('key_revoked', 'A revoked key cannot be rotated.');

@@ -49,16 +49,19 @@ function isBusy(error: unknown): boolean {
 }
 
 /**
- * Every verb of a store object with SQLite's "busy" turned into the port's `StoreUnavailableError`; the work ran
- * in one transaction, so nothing of it happened.
+ * Every verb of a store object answering only once what it wrote (or read) is committed (`committed`: the group
+ * commit of sqlite-statements.ts), with SQLite's "busy" turned into the port's `StoreUnavailableError`; the work
+ * ran in one transaction, so nothing of it happened.
  */
-export function guardVerbs<Verbs extends object>(verbs: Verbs): Verbs {
+export function guardVerbs<Verbs extends object>(verbs: Verbs, committed: () => Promise<void>): Verbs {
   const guarded: Record<string, unknown> = {};
   for (const [name, verb] of Object.entries(verbs)) {
     if (typeof verb !== 'function') continue;
     guarded[name] = async (...args: unknown[]) => {
       try {
-        return await (verb as (...args: unknown[]) => unknown)(...args);
+        const result = await (verb as (...args: unknown[]) => unknown)(...args);
+        await committed();
+        return result;
       } catch (error) {
         if (isBusy(error))
           throw new StoreUnavailableError('The SQLite database is locked by another writer.', { cause: error });

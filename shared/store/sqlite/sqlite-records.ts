@@ -142,7 +142,7 @@ export function sqliteRecords(statements: Statements): UsageRecordStore {
       insertRunningRow(statements, record);
     },
 
-    close: async (closed) => statements.immediate(() => closeRecordRow(statements, closed)),
+    close: async (closed) => statements.write(() => closeRecordRow(statements, closed)),
 
     async get({ id }) {
       const row = statements.get('SELECT * FROM records WHERE id = ?').get(id) as RecordRow | undefined;

@@ -37,19 +37,21 @@ export function openSqliteStore(options: SqliteOptions): SqliteStore {
       },
     });
   }
+  const committed = () => statements.committed();
   return {
     engine: 'sqlite',
     database,
-    members: guardVerbs(sqliteMembers(statements)),
-    keys: guardVerbs(sqliteKeys(statements)),
-    connections: guardVerbs(sqliteConnections(statements)),
-    admission: guardVerbs(sqliteAdmission(statements)),
-    records: guardVerbs(sqliteRecords(statements)),
-    rollups: guardVerbs(sqliteRollups(statements)),
-    legacyUsage: guardVerbs(sqliteLegacyUsage(statements)),
+    members: guardVerbs(sqliteMembers(statements), committed),
+    keys: guardVerbs(sqliteKeys(statements), committed),
+    connections: guardVerbs(sqliteConnections(statements), committed),
+    admission: guardVerbs(sqliteAdmission(statements), committed),
+    records: guardVerbs(sqliteRecords(statements), committed),
+    rollups: guardVerbs(sqliteRollups(statements), committed),
+    legacyUsage: guardVerbs(sqliteLegacyUsage(statements), committed),
     // An earlier data folder is imported whole at the first start (shared/store/upgrade/): nothing is left to carry.
     earlierRecords: nothingToMigrate,
     async close() {
+      if (database.open) statements.flush();
       await checkpointer?.stop();
       if (database.open) database.close();
     },

@@ -14,7 +14,7 @@ export function sqliteRollups(statements: Statements): RollupStore {
     /** One transaction; each hour and identity is one upsert that adds, so concurrent adds never lose an update. */
     async add(closed) {
       const rows = foldIntoRollups(closed);
-      statements.immediate(() => {
+      statements.write(() => {
         for (const row of rows) {
           statements
             .get(
@@ -44,7 +44,7 @@ export function sqliteRollups(statements: Statements): RollupStore {
     async rebuild(days) {
       const range = { first: `${days.first}T00`, last: `${days.last}T23` };
       const span = { from: `${days.first}T00:00:00.000Z`, to: `${days.last}T23:59:59.999Z` };
-      return statements.immediate(() => {
+      return statements.write(() => {
         statements.get('DELETE FROM rollups WHERE hour BETWEEN @first AND @last').run(range);
         const rows = statements
           .get(
@@ -114,7 +114,7 @@ export function sqliteLegacyUsage(statements: Statements): LegacyUsageStore {
     /** One transaction; a record whose id (the hash of its content) is stored already is skipped, untouched. */
     async importRecords(records, importedAt) {
       const at = importedAt.toISOString();
-      const imported = statements.immediate(() => {
+      const imported = statements.write(() => {
         let written = 0;
         for (const record of records) {
           written += statements
