@@ -14,6 +14,10 @@ import type { AddressInfo } from 'node:net';
  *   client can tell how long each chunk spent in the gateway;
  * - `bench-hold`: a stream that sends its first chunk and then waits for `POST /bench/release`;
  * - `bench-large`: a stream of `largeStreamBytes`, written as fast as the reader takes it (with backpressure).
+ *
+ * A request whose last message ends with `bench-tag:<tag>` has the monotonic time its body arrived recorded under
+ * that tag, which `GET /bench/arrivals` hands over (and forgets): the client's send time and this arrival, read
+ * on the same clock, are how long the request took to get through whatever stands in between.
  */
 export const benchModels = { instant: 'bench-model', hold: 'bench-hold', large: 'bench-large' } as const;
 
@@ -61,6 +65,7 @@ const largeFrame = Buffer.from(`${chunkPrefix}${'x'.repeat(largeEventContentByte
 
 export async function startInstantUpstream(port = 0): Promise<InstantUpstream> {
   const held = new Set<{ response: ServerResponse; includeUsage: boolean }>();
+  const arrivals = new Map<string, string>();
 
   const server = createServer((request, response) => {
     handle(request, response).catch(() => response.destroy());
@@ -68,6 +73,8 @@ export async function startInstantUpstream(port = 0): Promise<InstantUpstream> {
   server.keepAliveTimeout = 60_000;
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    // When the request reached this server (its head, with the body in the same packets on loopback).
+    const arrivedAt = process.hrtime.bigint();
     const path = request.url ?? '/';
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -76,6 +83,12 @@ export async function startInstantUpstream(port = 0): Promise<InstantUpstream> {
       for (const stream of held) finishStream(stream.response, stream.includeUsage);
       held.clear();
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ released }));
+      return;
+    }
+    if (path === '/bench/arrivals') {
+      const answer = JSON.stringify(Object.fromEntries(arrivals));
+      arrivals.clear();
+      response.writeHead(200, { 'content-type': 'application/json' }).end(answer);
       return;
     }
     if (path === '/bench/held') {
@@ -87,6 +100,7 @@ export async function startInstantUpstream(port = 0): Promise<InstantUpstream> {
       return;
     }
     const body = parseBody(Buffer.concat(chunks));
+    if (body.tag !== undefined) arrivals.set(body.tag, String(arrivedAt));
     if (body.stream !== true) {
       response.writeHead(200, { 'content-type': 'application/json', 'content-length': wholeAnswer.byteLength });
       response.end(wholeAnswer);
@@ -123,20 +137,32 @@ export async function startInstantUpstream(port = 0): Promise<InstantUpstream> {
   };
 }
 
-function parseBody(raw: Buffer): { model: string | undefined; stream: boolean; includeUsage: boolean } {
+interface BenchRequest {
+  model: string | undefined;
+  stream: boolean;
+  includeUsage: boolean;
+  tag: string | undefined;
+}
+
+const tagPattern = /bench-tag:(\w+)$/;
+
+function parseBody(raw: Buffer): BenchRequest {
   try {
     const value = JSON.parse(raw.toString('utf8')) as {
       model?: unknown;
       stream?: unknown;
       stream_options?: { include_usage?: unknown } | null;
+      messages?: { content?: unknown }[];
     };
+    const lastContent = value.messages?.at(-1)?.content;
     return {
       model: typeof value.model === 'string' ? value.model : undefined,
       stream: value.stream === true,
       includeUsage: value.stream_options?.include_usage === true,
+      tag: typeof lastContent === 'string' ? tagPattern.exec(lastContent)?.[1] : undefined,
     };
   } catch {
-    return { model: undefined, stream: false, includeUsage: false };
+    return { model: undefined, stream: false, includeUsage: false, tag: undefined };
   }
 }
 

@@ -10,7 +10,7 @@ import { percentile, round } from './statistics.ts';
 
 /**
  * CPU per streamed event: what this gateway spends to relay one upstream event to its client, measured on the
- * deployed code path — the function entry (middy, the response stream), the pipeline, the relay and, where the
+ * deployed code path — the function entry (writing to the response stream), the pipeline, the relay and, where the
  * route needs it, the translation — in one process, with the real store. Neither side of it is a socket: the
  * upstream is an in-memory stream that hands over one event per read, as a provider's tokens arrive, and the
  * client is a writable that takes every chunk at once. So the figure is the gateway's own work per event, not

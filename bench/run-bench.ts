@@ -10,6 +10,7 @@ import { describeWriteUnits, type WriteUnitFigures } from './dynamodb-write-unit
 import type { GatewayReady } from './gateway-process.ts';
 import type { Target } from './http-probe.ts';
 import { type BundleFigures, type BundleVariant, measureBundles, measureBundleVariants } from './lambda-bundles.ts';
+import { type ClientStreamFigures, measureClientStreams } from './measure-client-streams.ts';
 import { measureIsolatedLatency } from './measure-isolated.ts';
 import { type LatencyFigures, measureLatency } from './measure-latency.ts';
 import type { StreamCpuScenario } from './measure-stream-cpu.ts';
@@ -37,12 +38,33 @@ const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export interface GatewayFigures {
   latency?: LatencyFigures;
   throughput?: ThroughputFigures;
+  /** Streams as clients call (measure-client-streams.ts): one client back to back, and clients at once. */
+  clientStreams?: { backToBack?: ClientStreamFigures; concurrent?: ClientStreamFigures };
   /** VmHWM after the latency and throughput phases: the process's peak so far. */
   peakRssMb?: number;
   largeStream?: LargeStreamFigures;
   openStreams?: OpenStreamsFigures;
   errors: string[];
 }
+
+/** What the bench measures of each engine of this gateway. */
+export type EngineFigures = GatewayFigures & {
+  storeRoundTrips?: {
+    warmPlain: RoundTripSummary;
+    warmStream: RoundTripSummary;
+    cold: RoundTripSplit;
+    /** Per store call: from its start to its answer, one request at a time. */
+    durationsMs: Record<string, Spread>;
+    /** All round trips of the latency phase over its requests: cache refreshes included. */
+    averagePerRequestUnderLatencyPhase: number;
+  };
+  /** Non-streaming latency with the previous request's settlement drained first (see measure-isolated.ts). */
+  isolatedLatencyMs?: Spread;
+  /** Event-loop delay of the gateway process during the latency phase (concurrency 1). */
+  eventLoopDelayMs?: { p50: number; p99: number; max: number };
+  settlementsPendingAfterLoad?: number;
+  settlementDrainMs?: number;
+};
 
 export interface BenchResults {
   machine: {
@@ -56,25 +78,13 @@ export interface BenchResults {
   startedAt: string;
   plan: typeof plan;
   direct: GatewayFigures;
-  gateway: GatewayFigures & {
-    storeRoundTrips?: {
-      warmPlain: RoundTripSummary;
-      warmStream: RoundTripSummary;
-      cold: RoundTripSplit;
-      /** Per command: from the SDK's send to its answer, on the embedded store, one request at a time. */
-      durationsMs: Record<string, Spread>;
-      /** All round trips of the latency phase over its requests: cache refreshes included. */
-      averagePerRequestUnderLatencyPhase: number;
-    };
-    /** Non-streaming latency with the previous request's settlement drained first (see measure-isolated.ts). */
-    isolatedLatencyMs?: Spread;
-    /** Event-loop delay of the gateway process during the latency phase (concurrency 1). */
-    eventLoopDelayMs?: { p50: number; p99: number; max: number };
-    settlementsPendingAfterLoad?: number;
-    settlementDrainMs?: number;
+  /** This gateway on its default engine, SQLite: the figures the targets are judged on. */
+  gateway: EngineFigures & {
     /** CPU of the gateway process per relayed stream event, by kind of stream (measure-stream-cpu.ts). */
     streamCpu?: StreamCpuScenario[];
   };
+  /** The same gateway on the `dynamodb` engine (embedded dynalite), measured the same way beside it. */
+  gatewayDynamodb: EngineFigures;
   peer: GatewayFigures & { available: boolean; unavailableReason?: string };
   bundles: BundleFigures[];
   bundleVariants: BundleVariant[];
@@ -96,6 +106,7 @@ const results: BenchResults = {
   plan,
   direct: { errors: [] },
   gateway: { errors: [] },
+  gatewayDynamodb: { errors: [] },
   peer: { available: false, errors: [] },
   bundles: [],
   bundleVariants: [],
@@ -138,7 +149,7 @@ try {
   process.stdout.write(`  not measured: ${error instanceof Error ? error.message : String(error)}\n`);
 }
 
-step('starting the instant upstream and this gateway (local host, embedded store)');
+step('starting the instant upstream and this gateway (local host), on SQLite and on the dynamodb engine');
 const children: BenchChild[] = [];
 const stopChildren = () => Promise.allSettled(children.map((child) => child.stop()));
 // A failed start must not leave the processes already started behind.
@@ -152,22 +163,28 @@ const upstream = await startTypeScriptChild<{ url: string }>({
   logFile: join(logs, 'upstream.log'),
 });
 children.push(upstream.child);
-const gateway = await startTypeScriptChild<GatewayReady>({
-  name: 'this gateway',
-  // BENCH_CPU_PROFILE_DIR=<dir> writes a V8 CPU profile of the gateway process there when it stops; read it with
-  // `tsx bench/summarize-cpu-profile.ts <file>`.
-  nodeOptions: process.env.BENCH_CPU_PROFILE_DIR
-    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`]
-    : [],
-  args: [join(projectRoot, 'bench', 'gateway-process.ts')],
-  env: {
-    ...process.env,
-    BENCH_UPSTREAM_URL: upstream.ready.url,
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-  },
-  logFile: join(logs, 'gateway.log'),
-});
-children.push(gateway.child);
+const startGateway = async (engine: 'sqlite' | 'dynamodb') => {
+  const started = await startTypeScriptChild<GatewayReady>({
+    name: `this gateway (${engine})`,
+    // BENCH_CPU_PROFILE_DIR=<dir> writes a V8 CPU profile of each gateway process there when it stops; read it with
+    // `tsx bench/summarize-cpu-profile.ts <file>`.
+    nodeOptions: process.env.BENCH_CPU_PROFILE_DIR
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`]
+      : [],
+    args: [join(projectRoot, 'bench', 'gateway-process.ts')],
+    env: {
+      ...process.env,
+      GATEWAY_STORE: engine,
+      BENCH_UPSTREAM_URL: upstream.ready.url,
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    },
+    logFile: join(logs, `gateway-${engine}.log`),
+  });
+  children.push(started.child);
+  return started;
+};
+const gateway = await startGateway('sqlite');
+const gatewayDynamodb = await startGateway('dynamodb');
 
 let peer: { child: BenchChild; url: string } | undefined;
 try {
@@ -181,8 +198,31 @@ try {
   process.stdout.write(`  the peer is not measured: ${results.peer.unavailableReason}\n`);
 }
 
-const [firstKey] = gateway.ready.keys;
-const targets: { target: Target; figures: GatewayFigures; pid?: number; keys?: readonly string[] }[] = [
+interface Side {
+  target: Target;
+  figures: GatewayFigures;
+  pid?: number;
+  keys?: readonly string[];
+  /** This gateway's process on one engine, for the calls only it answers (round trips, drain). */
+  gatewayChild?: BenchChild;
+}
+const gatewaySide = (
+  name: string,
+  started: { child: BenchChild; ready: GatewayReady },
+  figures: EngineFigures,
+): Side => ({
+  target: {
+    name,
+    url: `${started.ready.url}/v1/chat/completions`,
+    headers: { authorization: `Bearer ${started.ready.keys[0]}` },
+    model: (model) => `openai/${model}`,
+  },
+  figures,
+  pid: started.child.pid,
+  keys: started.ready.keys,
+  gatewayChild: started.child,
+});
+const targets: Side[] = [
   {
     target: {
       name: 'direct',
@@ -192,17 +232,8 @@ const targets: { target: Target; figures: GatewayFigures; pid?: number; keys?: r
     },
     figures: results.direct,
   },
-  {
-    target: {
-      name: 'this gateway',
-      url: `${gateway.ready.url}/v1/chat/completions`,
-      headers: { authorization: `Bearer ${firstKey}` },
-      model: (name) => `openai/${name}`,
-    },
-    figures: results.gateway,
-    pid: gateway.child.pid,
-    keys: gateway.ready.keys,
-  },
+  gatewaySide('this gateway', gateway, results.gateway),
+  gatewaySide('this gateway (dynamodb)', gatewayDynamodb, results.gatewayDynamodb),
 ];
 if (peer) {
   targets.push({
@@ -232,39 +263,46 @@ async function attempt(figures: GatewayFigures, phase: string, work: () => Promi
   }
 }
 
+/** The engines of this gateway, each with the figures it is measured into. */
+const engines: { side: Side; child: BenchChild; figures: EngineFigures }[] = [
+  { side: targets[1] as Side, child: gateway.child, figures: results.gateway },
+  { side: targets[2] as Side, child: gatewayDynamodb.child, figures: results.gatewayDynamodb },
+];
+
 try {
-  step('latency at concurrency 1 (non-streaming and streaming)');
-  const before = await gateway.child.call<{ storeRoundTrips: number }>('stats');
-  const latency = await measureLatency(
-    targets.map(({ target }) => target),
-    plan.latency,
-  ).catch(async (error: unknown) => {
+  step("latency at concurrency 1 (non-streaming and streaming), with each side's CPU per request");
+  const before = await Promise.all(engines.map(({ child }) => child.call<{ storeRoundTrips: number }>('stats')));
+  const latencyTargets = targets.map(({ target, pid }) => ({ ...target, pid }));
+  const latency = await measureLatency(latencyTargets, plan.latency).catch(async (error: unknown) => {
     // One target failing the sequential phase would hide the others: measure them one by one instead.
     const each = new Map<string, LatencyFigures>();
-    for (const { target, figures } of targets) {
+    for (const [index, { target, figures }] of targets.entries()) {
       await attempt(figures, 'latency', async () => {
-        each.set(target.name, (await measureLatency([target], plan.latency)).get(target.name) as LatencyFigures);
+        const measured = await measureLatency([latencyTargets[index] as (typeof latencyTargets)[number]], plan.latency);
+        each.set(target.name, measured.get(target.name) as LatencyFigures);
       });
     }
     process.stdout.write(`  (measured one by one after: ${String(error)})\n`);
     return each;
   });
-  const after = await gateway.child.call<{
-    storeRoundTrips: number;
-    eventLoopDelayMs: { p50: number; p99: number; max: number };
-  }>('stats');
-  results.gateway.eventLoopDelayMs = after.eventLoopDelayMs;
+  const after = await Promise.all(
+    engines.map(({ child }) =>
+      child.call<{ storeRoundTrips: number; eventLoopDelayMs: { p50: number; p99: number; max: number } }>('stats'),
+    ),
+  );
+  for (const [index, { figures }] of engines.entries()) {
+    figures.eventLoopDelayMs = after[index]?.eventLoopDelayMs;
+  }
   for (const { target, figures } of targets) {
     const measured = latency.get(target.name);
     if (measured) figures.latency = measured;
   }
-  step('latency of this gateway with each settlement finished before the next request');
-  const gatewayTarget = targets.find(({ target }) => target.name === 'this gateway')?.target;
-  if (gatewayTarget) {
-    await attempt(results.gateway, 'isolated latency', async () => {
-      results.gateway.isolatedLatencyMs = await measureIsolatedLatency(
-        gatewayTarget,
-        () => gateway.child.call('drain'),
+  for (const { side, child, figures } of engines) {
+    step(`latency of ${side.target.name} with each settlement finished before the next request`);
+    await attempt(figures, 'isolated latency', async () => {
+      figures.isolatedLatencyMs = await measureIsolatedLatency(
+        side.target,
+        () => child.call('drain'),
         plan.isolatedRequests,
       );
     });
@@ -272,50 +310,74 @@ try {
   const gatewayRequests =
     plan.latency.warmupRequests + plan.latency.rounds * (plan.latency.plainPerRound + plan.latency.streamsPerRound);
 
-  for (const { target, figures, keys, pid } of targets) {
+  for (const side of targets) {
+    const { target, figures, keys, pid, gatewayChild } = side;
     step(
       `throughput: ${target.name}, ${plan.throughput.connections} connections for ${plan.throughput.durationSeconds} s`,
     );
     await attempt(figures, 'throughput', async () => {
-      figures.throughput = await measureThroughput(target, { ...plan.throughput, ...(keys ? { keys } : {}) });
+      figures.throughput = await measureThroughput(target, { ...plan.throughput, pid, ...(keys ? { keys } : {}) });
     });
-    if (target.name === 'this gateway') {
-      const stats = await gateway.child.call<{ pendingSettlements: number }>('stats');
-      results.gateway.settlementsPendingAfterLoad = stats.pendingSettlements;
-      results.gateway.settlementDrainMs = (await gateway.child.call<{ drainMs: number }>('drain')).drainMs;
+    if (gatewayChild) {
+      const engine = engines.find((entry) => entry.child === gatewayChild) as (typeof engines)[number];
+      const stats = await gatewayChild.call<{ pendingSettlements: number }>('stats');
+      engine.figures.settlementsPendingAfterLoad = stats.pendingSettlements;
+      engine.figures.settlementDrainMs = (await gatewayChild.call<{ drainMs: number }>('drain')).drainMs;
     }
     if (pid) figures.peakRssMb = (await processMemory(pid)).peakRssMb;
   }
 
-  step(`store round trips per request, counted (${plan.countedRequests} plain + ${plan.countedRequests} streamed)`);
-  await attempt(results.gateway, 'store round trips', async () => {
-    const counted = await gateway.child.call<{
-      warm: Record<'plain' | 'stream', RoundTripSplit[]>;
-      cold: RoundTripSplit;
-      /** Per command: from the SDK's send to its answer, on the embedded store, one request at a time. */
-      durationsMs: Record<string, Spread>;
-    }>('countRoundTrips', { requests: plan.countedRequests });
-    results.gateway.storeRoundTrips = {
-      warmPlain: summarizeRoundTrips(counted.warm.plain),
-      warmStream: summarizeRoundTrips(counted.warm.stream),
-      cold: counted.cold,
-      durationsMs: counted.durationsMs,
-      averagePerRequestUnderLatencyPhase: (after.storeRoundTrips - before.storeRoundTrips) / gatewayRequests,
-    };
-  });
+  for (const [mode, streamPlan] of [
+    ['backToBack', plan.clientStreams.backToBack],
+    ['concurrent', plan.clientStreams.concurrent],
+  ] as const) {
+    for (const side of targets) {
+      step(
+        `streams as clients call them (openai SDK): ${side.target.name}, ${streamPlan.clients} client(s) × ${streamPlan.streamsPerClient} streams back to back`,
+      );
+      await attempt(side.figures, `client streams (${mode})`, async () => {
+        const measured = await measureClientStreams(side.target, upstream.ready.url, streamPlan, side.keys);
+        side.figures.clientStreams = { ...side.figures.clientStreams, [mode]: measured };
+      });
+      if (side.gatewayChild) await side.gatewayChild.call('drain');
+    }
+  }
 
-  for (const { target, figures, pid, keys } of targets) {
-    if (!pid) continue;
+  for (const [index, { side, child, figures }] of engines.entries()) {
+    step(
+      `store round trips per request of ${side.target.name}, counted (${plan.countedRequests} plain + ${plan.countedRequests} streamed)`,
+    );
+    await attempt(figures, 'store round trips', async () => {
+      const counted = await child.call<{
+        warm: Record<'plain' | 'stream', RoundTripSplit[]>;
+        cold: RoundTripSplit;
+        durationsMs: Record<string, Spread>;
+      }>('countRoundTrips', { requests: plan.countedRequests });
+      figures.storeRoundTrips = {
+        warmPlain: summarizeRoundTrips(counted.warm.plain),
+        warmStream: summarizeRoundTrips(counted.warm.stream),
+        cold: counted.cold,
+        durationsMs: counted.durationsMs,
+        averagePerRequestUnderLatencyPhase:
+          ((after[index]?.storeRoundTrips ?? 0) - (before[index]?.storeRoundTrips ?? 0)) / gatewayRequests,
+      };
+    });
+  }
+
+  // Memory does not depend on the store engine: the default engine and the peer.
+  for (const side of targets) {
+    const { target, figures, pid, keys, gatewayChild } = side;
+    if (!pid || side === engines[1]?.side) continue;
     step(`one 200 MB stream through ${target.name}`);
     await attempt(figures, '200 MB stream', async () => {
       figures.largeStream = await measureLargeStream(target, pid);
     });
-    if (target.name === 'this gateway') await gateway.child.call('drain');
+    if (gatewayChild) await gatewayChild.call('drain');
     step(`${plan.openStreams} open streams through ${target.name}`);
     await attempt(figures, 'open streams', async () => {
       figures.openStreams = await measureOpenStreams(target, pid, upstream.ready.url, plan.openStreams, keys);
     });
-    if (target.name === 'this gateway') await gateway.child.call('drain');
+    if (gatewayChild) await gatewayChild.call('drain');
   }
 } finally {
   await stopChildren();
