@@ -117,6 +117,31 @@ export function relayEventStream<Event>(options: RelayOptions<Event>): {
     });
   }
 
+  /**
+   * The read waiting on the upstream, if one is. The upstream's events are heard for the whole stream by one set of
+   * listeners, rather than by listeners added and removed around every wait: a stream waits once per chunk.
+   */
+  let waiter: { resolve: (chunk: Buffer | null) => void; reject: (error: unknown) => void } | undefined;
+  const wake = (settle: (read: NonNullable<typeof waiter>) => void) => {
+    const read = waiter;
+    if (!read) return;
+    waiter = undefined;
+    waiting = false;
+    settle(read);
+  };
+  upstream.on('readable', () => {
+    if (!waiter) return;
+    const next = upstream.read() as Buffer | null;
+    if (next !== null) wake((read) => read.resolve(next));
+  });
+  upstream.on('end', () => wake((read) => read.resolve(null)));
+  upstream.on('error', (error: Error) => wake((read) => read.reject(error)));
+  upstream.on('close', () => {
+    if (!upstream.readableEnded) {
+      wake((read) => read.reject(upstream.errored ?? new Error('the upstream stream was closed')));
+    }
+  });
+
   /** The next chunk of the upstream's body, or null at its end; rejects when it breaks off. */
   function readUpstream(): Promise<Buffer | null> {
     const chunk = upstream.read() as Buffer | null;
@@ -126,27 +151,7 @@ export function relayEventStream<Event>(options: RelayOptions<Event>): {
     waiting = true;
     idle.refresh();
     return new Promise((resolve, reject) => {
-      const settle = (outcome: () => void) => {
-        waiting = false;
-        upstream.off('readable', onReadable);
-        upstream.off('end', onEnd);
-        upstream.off('error', onError);
-        upstream.off('close', onClose);
-        outcome();
-      };
-      const onReadable = () => {
-        const next = upstream.read() as Buffer | null;
-        if (next !== null) settle(() => resolve(next));
-      };
-      const onEnd = () => settle(() => resolve(null));
-      const onError = (error: Error) => settle(() => reject(error));
-      const onClose = () => {
-        if (!upstream.readableEnded) onError(upstream.errored ?? new Error('the upstream stream was closed'));
-      };
-      upstream.on('readable', onReadable);
-      upstream.on('end', onEnd);
-      upstream.on('error', onError);
-      upstream.on('close', onClose);
+      waiter = { resolve, reject };
     });
   }
 
