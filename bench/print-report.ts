@@ -304,7 +304,7 @@ function describeEngine(
   const loop = figures.eventLoopDelayMs;
   if (loop) {
     out(
-      `  event-loop delay during the latency phase: p50 ${ms(loop.p50)} ms, p99 ${ms(loop.p99)} ms, max ${ms(loop.max)} ms`,
+      `  event-loop delay while it was measured so: p50 ${ms(loop.p50)} ms, p99 ${ms(loop.p99)} ms, max ${ms(loop.max)} ms`,
     );
   }
   if (figures.settlementsPendingAfterLoad !== undefined) {

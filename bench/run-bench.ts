@@ -60,7 +60,7 @@ export type EngineFigures = GatewayFigures & {
   };
   /** Non-streaming latency with the previous request's settlement drained first (see measure-isolated.ts). */
   isolatedLatencyMs?: Spread;
-  /** Event-loop delay of the gateway process during the latency phase (concurrency 1). */
+  /** Event-loop delay of the gateway process while its isolated latency was measured. */
   eventLoopDelayMs?: { p50: number; p99: number; max: number };
   settlementsPendingAfterLoad?: number;
   settlementDrainMs?: number;
@@ -285,14 +285,7 @@ try {
     process.stdout.write(`  (measured one by one after: ${String(error)})\n`);
     return each;
   });
-  const after = await Promise.all(
-    engines.map(({ child }) =>
-      child.call<{ storeRoundTrips: number; eventLoopDelayMs: { p50: number; p99: number; max: number } }>('stats'),
-    ),
-  );
-  for (const [index, { figures }] of engines.entries()) {
-    figures.eventLoopDelayMs = after[index]?.eventLoopDelayMs;
-  }
+  const after = await Promise.all(engines.map(({ child }) => child.call<{ storeRoundTrips: number }>('stats')));
   for (const { target, figures } of targets) {
     const measured = latency.get(target.name);
     if (measured) figures.latency = measured;
@@ -300,11 +293,16 @@ try {
   for (const { side, child, figures } of engines) {
     step(`latency of ${side.target.name} with each settlement finished before the next request`);
     await attempt(figures, 'isolated latency', async () => {
+      // The event loop is watched here only: its sampling would cost the gateway CPU in the phases that measure it.
+      await child.call('watchLoop');
       figures.isolatedLatencyMs = await measureIsolatedLatency(
         side.target,
         () => child.call('drain'),
         plan.isolatedRequests,
       );
+      figures.eventLoopDelayMs = (
+        await child.call<{ eventLoopDelayMs: { p50: number; p99: number; max: number } }>('stats')
+      ).eventLoopDelayMs;
     });
   }
   const gatewayRequests =
