@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 
 /**
  * Every side of the benchmark (upstream, this gateway, the peer) runs in a process of its own, so that each
@@ -36,11 +36,12 @@ export interface StartOptions {
 export async function startTypeScriptChild<Ready>(
   options: Omit<StartOptions, 'command'> & { nodeOptions?: string[] },
 ): Promise<{ child: BenchChild; ready: Ready }> {
+  const log = openLog(options.logFile);
   const child = spawn(process.execPath, [...(options.nodeOptions ?? []), '--import', 'tsx', ...options.args], {
     env: options.env,
-    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    stdio: ['ignore', log, log, 'ipc'],
   });
-  pipeToLog(child, options.logFile);
+  closeSync(log);
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let nextId = 1;
   const ready = new Promise<Ready>((resolve, reject) => {
@@ -89,8 +90,9 @@ export async function startTypeScriptChild<Ready>(
 
 /** Starts a plain program and waits until `isReady` says it answers. */
 export async function startProgram(options: StartOptions & { isReady: () => Promise<boolean> }): Promise<BenchChild> {
-  const child = spawn(options.command, options.args, { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
-  pipeToLog(child, options.logFile);
+  const log = openLog(options.logFile);
+  const child = spawn(options.command, options.args, { env: options.env, stdio: ['ignore', log, log] });
+  closeSync(log);
   let exited: string | undefined;
   child.once('exit', (code, signal) => {
     exited = `exited (${code ?? signal})`;
@@ -119,10 +121,13 @@ export async function startProgram(options: StartOptions & { isReady: () => Prom
   };
 }
 
-function pipeToLog(child: ChildProcess, logFile: string): void {
-  const log = createWriteStream(logFile);
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
+/**
+ * The child's stdout and stderr go straight to its log file, as a service's output goes to its journal: not through
+ * a pipe to this process, whose event loop (the load generator's) would otherwise copy every log line, and whose
+ * slowness to drain the pipe would block a child that writes its logs synchronously, as Node does to pipes.
+ */
+function openLog(logFile: string): number {
+  return openSync(logFile, 'a');
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {
