@@ -25,12 +25,22 @@ export function mb(value: number | undefined): string {
   return value.toFixed(1);
 }
 
+export interface RoundTripPart {
+  typical: string;
+  count: number;
+  min: number;
+  max: number;
+  requestsWithTypical: number;
+  /** Every other sequence seen, with how many requests had it. */
+  others: [string, number][];
+}
+
 export interface RoundTripSummary {
   requests: number;
   /** The most frequent sequence of commands in each position, and how many requests had exactly it. */
-  beforeDispatch: { typical: string; count: number; min: number; max: number; requestsWithTypical: number };
-  alongsideDispatch: { typical: string; count: number; min: number; max: number; requestsWithTypical: number };
-  afterDispatch: { typical: string; count: number; min: number; max: number; requestsWithTypical: number };
+  beforeDispatch: RoundTripPart;
+  alongsideDispatch: RoundTripPart;
+  afterDispatch: RoundTripPart;
 }
 
 export function summarizeRoundTrips(splits: readonly RoundTripSplit[]): RoundTripSummary {
@@ -45,9 +55,9 @@ export function summarizeRoundTrips(splits: readonly RoundTripSplit[]): RoundTri
       const signature = commands.join(' + ') || '(none)';
       signatures.set(signature, (signatures.get(signature) ?? 0) + 1);
     }
-    const [typical, requestsWithTypical] = [...signatures].sort((a, b) => b[1] - a[1])[0] ?? ['(none)', 0];
+    const [[typical, requestsWithTypical] = ['(none)', 0], ...others] = [...signatures].sort((a, b) => b[1] - a[1]);
     const count = typical === '(none)' ? 0 : typical.split(' + ').length;
-    return { typical, count, min: splits.length ? min : 0, max, requestsWithTypical };
+    return { typical, count, min: splits.length ? min : 0, max, requestsWithTypical, others };
   };
   return {
     requests: splits.length,
@@ -60,7 +70,8 @@ export function summarizeRoundTrips(splits: readonly RoundTripSplit[]): RoundTri
 export function describeRoundTrips(summary: RoundTripSummary): string[] {
   const describe = (label: string, part: RoundTripSummary['beforeDispatch']) => {
     const range = part.min === part.max ? `${part.min}` : `${part.min}–${part.max}`;
-    return `${label}: ${range} (${part.typical}; ${part.requestsWithTypical}/${summary.requests} requests exactly this)`;
+    const others = part.others.map(([signature, requests]) => `; ${signature} in ${requests}`).join('');
+    return `${label}: ${range} (${part.typical}; ${part.requestsWithTypical}/${summary.requests} requests exactly this${others})`;
   };
   return [
     describe('before dispatch (the client waits for them)', summary.beforeDispatch),
