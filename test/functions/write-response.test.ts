@@ -1,15 +1,10 @@
-import { once } from 'node:events';
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { Writable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeResponse } from '../../functions/write-response.ts';
-import {
-  createRuntimeResponseStream,
-  installLambdaStreamShim,
-  type RuntimeResponseStream,
-} from '../../infra/local/lambda-stream-shim.ts';
+import { installLambdaStreamShim, type RuntimeResponseStream } from '../../infra/local/lambda-stream-shim.ts';
+import { useRuntimeStreamServer } from '../support/runtime-stream-server.ts';
 
 /** A body produced as it is pulled, counting the pulls and whether the writer ended it early. */
 function countedBody(chunks: readonly string[]) {
@@ -34,25 +29,14 @@ function countedBody(chunks: readonly string[]) {
 }
 
 describe('writing a response to the runtime response stream', () => {
-  let server: Server;
-  let url: string;
-  let handle: (stream: RuntimeResponseStream) => void = () => {};
-
-  beforeAll(async () => {
-    installLambdaStreamShim();
-    server = createServer((_request, response) => handle(createRuntimeResponseStream(response)));
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(() => server?.close());
+  const server = useRuntimeStreamServer();
 
   it('sends status and headers, then a whole body, and resolves once the stream has it all', async () => {
     let written: Promise<void> | undefined;
-    handle = (stream) => {
+    server.handle = (stream) => {
       written = writeResponse(stream, { statusCode: 201, headers: { 'x-test': 'yes' }, body: '{"ok":true}' });
     };
-    const response = await fetch(url);
+    const response = await fetch(server.url);
     expect(response.status).toBe(201);
     expect(response.headers.get('x-test')).toBe('yes');
     expect(await response.text()).toBe('{"ok":true}');
@@ -60,25 +44,25 @@ describe('writing a response to the runtime response stream', () => {
   });
 
   it('sends status and headers for an empty body too', async () => {
-    handle = (stream) => {
+    server.handle = (stream) => {
       void writeResponse(stream, { statusCode: 204, headers: { 'x-empty': '1' }, body: '' });
     };
-    const response = await fetch(url);
+    const response = await fetch(server.url);
     expect(response.status).toBe(204);
     expect(response.headers.get('x-empty')).toBe('1');
   });
 
   it('writes a produced body chunk by chunk, and an empty one still sends its status', async () => {
     const { body } = countedBody(['data: 1\n\n', 'data: 2\n\n', 'data: [DONE]\n\n']);
-    handle = (stream) => {
+    server.handle = (stream) => {
       void writeResponse(stream, { statusCode: 200, headers: { 'content-type': 'text/event-stream' }, body });
     };
-    expect(await (await fetch(url)).text()).toBe('data: 1\n\ndata: 2\n\ndata: [DONE]\n\n');
+    expect(await (await fetch(server.url)).text()).toBe('data: 1\n\ndata: 2\n\ndata: [DONE]\n\n');
     const empty = countedBody([]);
-    handle = (stream) => {
+    server.handle = (stream) => {
       void writeResponse(stream, { statusCode: 202, headers: {}, body: empty.body });
     };
-    const response = await fetch(url);
+    const response = await fetch(server.url);
     expect(response.status).toBe(202);
     expect(await response.text()).toBe('');
   });
@@ -101,12 +85,12 @@ describe('writing a response to the runtime response stream', () => {
     };
     let written: Promise<void> | undefined;
     const started = new Promise<void>((resolve) => {
-      handle = (stream) => {
+      server.handle = (stream) => {
         written = writeResponse(stream, { statusCode: 200, headers: {}, body: endless });
         resolve();
       };
     });
-    const client = httpRequest(url);
+    const client = httpRequest(server.url);
     client.on('response', (response) => response.once('data', () => client.destroy()));
     client.on('error', () => {});
     client.end();

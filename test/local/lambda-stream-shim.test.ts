@@ -1,13 +1,8 @@
-import { once } from 'node:events';
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  createRuntimeResponseStream,
-  installLambdaStreamShim,
-  type RuntimeResponseStream,
-} from '../../infra/local/lambda-stream-shim.ts';
+import type { RuntimeResponseStream } from '../../infra/local/lambda-stream-shim.ts';
 import { createStreamGate, type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { useRuntimeStreamServer } from '../support/runtime-stream-server.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { settledRecord } from '../support/usage-records.ts';
 
@@ -17,21 +12,10 @@ import { settledRecord } from '../support/usage-records.ts';
  * 'error' and 'close'. These tests hold the shim to the runtime's behaviour, then drive cancellations through it.
  */
 describe('the runtime response stream', () => {
-  let server: Server;
-  let url: string;
-  let handle: (stream: RuntimeResponseStream) => void = () => {};
-
-  beforeAll(async () => {
-    installLambdaStreamShim();
-    server = createServer((_request, response) => handle(createRuntimeResponseStream(response)));
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(() => server?.close());
+  const server = useRuntimeStreamServer();
 
   it('sends the prelude of HttpResponseStream.from as status and headers, then the body', async () => {
-    handle = (stream) => {
+    server.handle = (stream) => {
       const prelude = { statusCode: 201, headers: { 'content-type': 'text/plain', 'x-test': 'yes' } };
       const wrapped = (globalThis as unknown as { awslambda: typeof awslambda }).awslambda.HttpResponseStream.from(
         stream,
@@ -40,7 +24,7 @@ describe('the runtime response stream', () => {
       wrapped.write('hello ');
       wrapped.end('world');
     };
-    const response = await fetch(url);
+    const response = await fetch(server.url);
     expect(response.status).toBe(201);
     expect(response.headers.get('x-test')).toBe('yes');
     expect(await response.text()).toBe('hello world');
@@ -49,7 +33,7 @@ describe('the runtime response stream', () => {
   it('errors and closes the stream when the client goes away, as the runtime client does; later writes fail', async () => {
     const events: string[] = [];
     const done = new Promise<RuntimeResponseStream>((resolve) => {
-      handle = (stream) => {
+      server.handle = (stream) => {
         stream.on('error', (error: NodeJS.ErrnoException) => events.push(`error ${error.code}`));
         stream.on('close', () => {
           events.push('close');
@@ -58,7 +42,7 @@ describe('the runtime response stream', () => {
         stream.write('first chunk');
       };
     });
-    const outgoing = httpRequest(url);
+    const outgoing = httpRequest(server.url);
     outgoing.on('response', (response) => response.once('data', () => outgoing.destroy()));
     outgoing.on('error', () => {});
     outgoing.end();
@@ -70,12 +54,12 @@ describe('the runtime response stream', () => {
   });
 
   it('refuses a content type set after the first write, as the runtime client does', () => {
-    handle = (stream) => {
+    server.handle = (stream) => {
       stream.write('x');
       expect(() => stream.setContentType('text/plain')).toThrow(/too late/);
       stream.end();
     };
-    return fetch(url).then((response) => response.text());
+    return fetch(server.url).then((response) => response.text());
   });
 });
 
