@@ -31,6 +31,8 @@ export interface GatewayHost {
   issuedAdminKey: string | undefined;
   /** Which store the host opened, and what an upgrade imported into it, for the start message. */
   storeNotes: string[];
+  /** The HTTP server, for a program that embeds the host and watches its connections. */
+  server: Server;
   close(): Promise<void>;
 }
 
@@ -91,6 +93,7 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
     adminMemberId: bootstrap.adminMemberId,
     issuedAdminKey: bootstrap.issuedKey,
     storeNotes: local.notes,
+    server,
     async close() {
       if (reaper) clearInterval(reaper);
       await new Promise<void>((done) => {

@@ -115,6 +115,10 @@ export function createRuntimeResponseStream(response: ServerResponse): RuntimeRe
 
   // The runtime client listens to its own request's errors; an unheard 'error' would end the process.
   stream.on('error', () => {});
+  // A function that breaks its response off ends the client's connection, as the runtime API does on Lambda.
+  stream.once('close', () => {
+    if (!response.writableFinished) response.destroy();
+  });
   response.once('close', () => {
     if (!response.writableFinished && !stream.destroyed) {
       stream.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));

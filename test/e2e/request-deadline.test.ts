@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createStreamGate, type FakeUpstream, type UpstreamBehaviour } from '../support/fake-upstream.ts';
@@ -53,6 +54,8 @@ async function openChatStream(key: string, body: Record<string, unknown>): Promi
   const outgoing = httpRequest(`${gateway.baseURL}/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    // A connection of its own, never one an earlier test left open.
+    agent: false,
   });
   outgoing.end(payload);
   const [response] = (await once(outgoing, 'response')) as [IncomingMessage];
@@ -95,6 +98,36 @@ describe('the request deadline without the client`s help', () => {
     });
     await once(response, 'end');
     expect(tail).toContain('upstream_timeout');
+  });
+
+  it('breaks off a response its client never reads again, some time after the deadline, freeing the connection', async () => {
+    const { key } = await gateway.admin.createMemberWithKey({ dailyTokens: 10_000_000 });
+    const gatewaySockets: Socket[] = [];
+    const onConnection = (socket: Socket) => gatewaySockets.push(socket);
+    gateway.host.server.on('connection', onConnection);
+    const piece = 'x'.repeat(16 * 1024);
+    upstream.nextResponse({ type: 'answer', textChunks: Array.from({ length: 2_000 }, () => piece) });
+    const response = await openChatStream(key, {
+      model: 'acme/slow',
+      messages: [{ role: 'user', content: 'flood me and never read' }],
+      stream: true,
+    });
+    gateway.host.server.off('connection', onConnection);
+    expect(response.statusCode).toBe(200);
+    await once(response, 'data');
+    response.pause();
+    // The gateway's end of this client's connection (a paused client cannot see its own end close).
+    const clientPort = response.socket.localPort;
+    const gatewaySide = gatewaySockets.find((socket) => socket.remotePort === clientPort);
+    expect(gatewaySide).toBeDefined();
+    // Never read again: the request settles at the deadline, and the gateway then closes the connection itself.
+    expect(await upstream.waitForOutcome(upstream.requests.length - 1, maxRequestMs + 10_000)).toBe('client-closed');
+    if (!gatewaySide!.destroyed) await once(gatewaySide!, 'close');
+    // Read now, the client gets what was on its way and then a connection cut short, not the end of the stream.
+    const cutShort = new Promise<Error>((resolve) => response.once('error', resolve));
+    response.resume();
+    expect((await cutShort).message).toBe('aborted');
+    expect(response.complete).toBe(false);
   });
 
   it.each<[string, UpstreamBehaviour]>([
