@@ -10,6 +10,7 @@ import type {
 import type { ChatThinkingBlockOut } from '../../wires/openai-chat/openai-chat-thinking-blocks.ts';
 import { chatUsageOfReport } from '../../wires/openai-chat/openai-chat-usage.ts';
 import { isRecord } from '../../wires/parse-json.ts';
+import { incompleteUpstreamStream, upstreamStreamFailedMessage } from '../stream-failures.ts';
 import { finishReasonOf } from './map-messages-stop-reason.ts';
 import { callIdCarryingReasoning } from './reasoning-in-call-id.ts';
 
@@ -213,10 +214,7 @@ export function createMessagesToChatTransformer(
       case 'ping':
         return;
       case 'error':
-        return fail(
-          event.error?.type ?? 'api_error',
-          event.error?.message ?? 'The upstream provider failed during the stream.',
-        );
+        return fail(event.error?.type ?? 'api_error', event.error?.message ?? upstreamStreamFailedMessage);
       default: {
         const unknownEvent: never = event;
         throw new Error(`unknown stream event ${JSON.stringify(unknownEvent)}`);
@@ -235,7 +233,7 @@ export function createMessagesToChatTransformer(
       if (closed) return;
       // Some engines stop after `message_delta` without `message_stop`; the answer itself is whole by then.
       if (finishReason !== undefined) complete();
-      else fail('upstream_stream_incomplete', 'The upstream stream ended before the answer was complete.');
+      else fail(incompleteUpstreamStream.code, incompleteUpstreamStream.message);
     },
   };
 }

@@ -5,6 +5,7 @@ import type { MessagesStreamEventOut } from '../../wires/anthropic-messages/anth
 import { messagesUsageOfReport } from '../../wires/anthropic-messages/anthropic-messages-usage.ts';
 import type { ChatChunkToolCall, ChatStreamEvent } from '../../wires/openai-chat/openai-chat-stream-event.ts';
 import { createChatStreamUsageReader } from '../../wires/openai-chat/openai-chat-usage.ts';
+import { incompleteUpstreamStream, upstreamStreamFailedMessage } from '../stream-failures.ts';
 import type { MessagesAnswerIdentity } from './convert-from-chat-completion.ts';
 import { stopReasonOf } from './map-chat-finish-reason.ts';
 
@@ -195,10 +196,7 @@ export function createChatToMessagesTransformer(
       case 'done':
         return complete();
       case 'error':
-        return fail(
-          event.error.type ?? 'api_error',
-          event.error.message ?? 'The upstream provider failed during the stream.',
-        );
+        return fail(event.error.type ?? 'api_error', event.error.message ?? upstreamStreamFailedMessage);
       default: {
         const unknownEvent: never = event;
         throw new Error(`unknown chat stream event ${JSON.stringify(unknownEvent)}`);
@@ -217,7 +215,7 @@ export function createChatToMessagesTransformer(
       if (closed) return;
       // Some engines end without `[DONE]`; once the answer said why it ended, it is whole.
       if (stopReason !== undefined) complete();
-      else fail('upstream_stream_incomplete', 'The upstream stream ended before the answer was complete.');
+      else fail(incompleteUpstreamStream.code, incompleteUpstreamStream.message);
     },
   };
 }

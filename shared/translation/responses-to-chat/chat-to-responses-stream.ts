@@ -6,6 +6,7 @@ import {
 } from '../../wires/openai-chat/openai-chat-thinking-blocks.ts';
 import type { ResponsesItemStatus, ResponsesUsageOut } from '../../wires/openai-responses/openai-responses-response.ts';
 import type { ResponsesStreamEventOut } from '../../wires/openai-responses/openai-responses-stream-event.ts';
+import { incompleteUpstreamStream, upstreamStreamFailedMessage } from '../stream-failures.ts';
 import { buildResponse, defaultResponseForm, type ResponseIdentity, type ResponseState } from './build-response.ts';
 import { endingOf, type ResponsesEnding } from './map-chat-finish-reason.ts';
 import {
@@ -36,8 +37,6 @@ interface Placed<State> {
   outputIndex: number;
   state: State;
 }
-
-const failedMessage = 'The upstream provider failed during the stream.';
 
 /**
  * Chat Completions stream events → Responses stream events, numbered in order (`sequence_number` from 0).
@@ -296,7 +295,7 @@ export function createChatToResponsesTransformer(
         return complete();
       case 'error': {
         const { code, type, message } = event.error;
-        return failWith(code != null ? String(code) : (type ?? null), message ?? failedMessage);
+        return failWith(code != null ? String(code) : (type ?? null), message ?? upstreamStreamFailedMessage);
       }
       case 'chunk': {
         for (const choice of event.chunk.choices ?? []) {
@@ -333,7 +332,7 @@ export function createChatToResponsesTransformer(
       // Some engines stop after the finish reason and usage without `[DONE]`; the answer itself is whole by then.
       if (ending !== undefined) return complete();
       opening();
-      failWith('upstream_stream_incomplete', 'The upstream stream ended before the answer was complete.');
+      failWith(incompleteUpstreamStream.code, incompleteUpstreamStream.message);
     },
     fail(failure, controller) {
       out = controller;
