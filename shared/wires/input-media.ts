@@ -45,6 +45,28 @@ export function urlOf(value: unknown): string | undefined {
 }
 
 /**
+ * The media parts of one list of a request's parts (a message's content, a tool result's), each named by where it
+ * stands, `where` naming the list. A part that holds a list of its own (a tool result's content) is followed by
+ * that list's media, walked the same way: `nestedList` gives the list and its name under the part.
+ */
+export function mediaPartsOfList(
+  list: unknown,
+  where: string,
+  modalityOf: (part: unknown) => MediaModality | undefined,
+  nestedList?: (part: unknown) => { list: unknown; where: string } | undefined,
+): MediaPart[] {
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((part: unknown, index) => {
+    const place = `${where}.${index}`;
+    const modality = modalityOf(part);
+    const own: MediaPart[] = modality ? [{ modality, where: place }] : [];
+    const nested = nestedList?.(part);
+    if (nested === undefined) return own;
+    return [...own, ...mediaPartsOfList(nested.list, `${place}.${nested.where}`, modalityOf, nestedList)];
+  });
+}
+
+/**
  * The media a connection's wire has a form for. Chat: `image_url`, `video_url` (as the alpha family's chat route
  * and other video engines document it), `input_audio` and `file`. Responses: `input_image`, `input_file` and
  * `input_audio`; no video. Messages: `image` and `document` blocks; the format has no video or audio block, and no

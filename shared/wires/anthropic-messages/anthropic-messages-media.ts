@@ -1,4 +1,4 @@
-import type { MediaModality, MediaPart } from '../input-media.ts';
+import { type MediaModality, type MediaPart, mediaPartsOfList } from '../input-media.ts';
 import { isRecord } from '../parse-json.ts';
 import type { MessagesRequest } from './anthropic-messages-request.ts';
 
@@ -9,19 +9,13 @@ import type { MessagesRequest } from './anthropic-messages-request.ts';
  * https://docs.anthropic.com/en/api/messages
  */
 export function messagesMediaParts(request: MessagesRequest): MediaPart[] {
-  const parts: MediaPart[] = [];
-  const collect = (content: unknown, where: string) => {
-    if (!Array.isArray(content)) return;
-    content.forEach((block, index) => {
-      const modality = messagesBlockModality(block);
-      if (modality) parts.push({ modality, where: `${where}.${index}` });
-      if (isRecord(block) && block.type === 'tool_result') collect(block.content, `${where}.${index}.content`);
-    });
-  };
-  request.messages.forEach((turn, position) => {
-    collect(turn.content, `messages.${position}.content`);
-  });
-  return parts;
+  return request.messages.flatMap((turn, position) =>
+    mediaPartsOfList(turn.content, `messages.${position}.content`, messagesBlockModality, toolResultContent),
+  );
+}
+
+function toolResultContent(block: unknown): { list: unknown; where: string } | undefined {
+  return isRecord(block) && block.type === 'tool_result' ? { list: block.content, where: 'content' } : undefined;
 }
 
 function messagesBlockModality(block: unknown): MediaModality | undefined {

@@ -1,4 +1,4 @@
-import { type MediaPart, modalityOfMediaType } from '../input-media.ts';
+import { type MediaModality, type MediaPart, mediaPartsOfList, modalityOfMediaType } from '../input-media.ts';
 import { isRecord } from '../parse-json.ts';
 import type { GenerateContentRequest } from './gemini-request.ts';
 
@@ -9,25 +9,27 @@ import type { GenerateContentRequest } from './gemini-request.ts';
  * https://ai.google.dev/api/caching#Part
  */
 export function geminiMediaParts(request: GenerateContentRequest): MediaPart[] {
-  const parts: MediaPart[] = [];
-  const collect = (list: unknown, where: string) => {
-    if (!Array.isArray(list)) return;
-    list.forEach((part, index) => {
-      if (!isRecord(part)) return;
-      const data = part.inlineData ?? part.inline_data ?? part.fileData ?? part.file_data;
-      if (isRecord(data)) {
-        const mediaType = data.mimeType ?? data.mime_type;
-        const modality = modalityOfMediaType(typeof mediaType === 'string' ? mediaType : undefined) ?? 'file';
-        parts.push({ modality, where: `${where}.${index}` });
-      }
-      const response = part.functionResponse ?? part.function_response;
-      if (isRecord(response)) collect(response.parts, `${where}.${index}.functionResponse.parts`);
-    });
-  };
-  request.contents.forEach((content, position) => {
-    collect(content.parts, `contents.${position}.parts`);
-  });
+  const parts = request.contents.flatMap((content, position) =>
+    mediaPartsOfList(content.parts, `contents.${position}.parts`, geminiPartModality, functionResponseParts),
+  );
   const system = isRecord(request.systemInstruction) ? request.systemInstruction : request.system_instruction;
-  if (isRecord(system)) collect(system.parts, 'systemInstruction.parts');
-  return parts;
+  if (!isRecord(system)) return parts;
+  return [
+    ...parts,
+    ...mediaPartsOfList(system.parts, 'systemInstruction.parts', geminiPartModality, functionResponseParts),
+  ];
+}
+
+function geminiPartModality(part: unknown): MediaModality | undefined {
+  if (!isRecord(part)) return undefined;
+  const data = part.inlineData ?? part.inline_data ?? part.fileData ?? part.file_data;
+  if (!isRecord(data)) return undefined;
+  const mediaType = data.mimeType ?? data.mime_type;
+  return modalityOfMediaType(typeof mediaType === 'string' ? mediaType : undefined) ?? 'file';
+}
+
+function functionResponseParts(part: unknown): { list: unknown; where: string } | undefined {
+  if (!isRecord(part)) return undefined;
+  const response = part.functionResponse ?? part.function_response;
+  return isRecord(response) ? { list: response.parts, where: 'functionResponse.parts' } : undefined;
 }

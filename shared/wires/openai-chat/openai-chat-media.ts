@@ -1,4 +1,11 @@
-import { type MediaModality, type MediaPart, mediaTypeOfDataUrl, modalityOfMediaType, urlOf } from '../input-media.ts';
+import {
+  type MediaModality,
+  type MediaPart,
+  mediaPartsOfList,
+  mediaTypeOfDataUrl,
+  modalityOfMediaType,
+  urlOf,
+} from '../input-media.ts';
 import { isRecord } from '../parse-json.ts';
 import type { ChatRequest } from './openai-chat-request.ts';
 
@@ -9,15 +16,9 @@ import type { ChatRequest } from './openai-chat-request.ts';
  * https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages
  */
 export function chatMediaParts(request: ChatRequest): MediaPart[] {
-  const parts: MediaPart[] = [];
-  request.messages.forEach((message, position) => {
-    if (!Array.isArray(message.content)) return;
-    message.content.forEach((part, index) => {
-      const modality = chatPartModality(part);
-      if (modality) parts.push({ modality, where: `messages.${position}.content.${index}` });
-    });
-  });
-  return parts;
+  return request.messages.flatMap((message, position) =>
+    mediaPartsOfList(message.content, `messages.${position}.content`, chatPartModality),
+  );
 }
 
 function chatPartModality(part: unknown): MediaModality | undefined {

@@ -1,4 +1,10 @@
-import { type MediaModality, type MediaPart, mediaTypeOfDataUrl, modalityOfMediaType } from '../input-media.ts';
+import {
+  type MediaModality,
+  type MediaPart,
+  mediaPartsOfList,
+  mediaTypeOfDataUrl,
+  modalityOfMediaType,
+} from '../input-media.ts';
 import { isRecord } from '../parse-json.ts';
 import type { ResponsesRequest } from './openai-responses-request.ts';
 
@@ -10,24 +16,17 @@ import type { ResponsesRequest } from './openai-responses-request.ts';
  */
 export function responsesMediaParts(request: ResponsesRequest): MediaPart[] {
   if (!Array.isArray(request.input)) return [];
-  const parts: MediaPart[] = [];
-  const collect = (content: unknown, where: string) => {
-    if (!Array.isArray(content)) return;
-    content.forEach((part, index) => {
-      const modality = responsesPartModality(part);
-      if (modality) parts.push({ modality, where: `${where}.${index}` });
-    });
-  };
-  request.input.forEach((item, position) => {
-    if (!isRecord(item)) return;
-    collect(item.content, `input.${position}.content`);
-    collect(item.output, `input.${position}.output`);
+  return request.input.flatMap((item: unknown, position) => {
+    if (!isRecord(item)) return [];
+    return [
+      ...mediaPartsOfList(item.content, `input.${position}.content`, responsesPartModality),
+      ...mediaPartsOfList(item.output, `input.${position}.output`, responsesPartModality),
+    ];
   });
-  return parts;
 }
 
 /** The kind of a content part; undefined for text and anything else that is not media. */
-export function responsesPartModality(part: unknown): MediaModality | undefined {
+function responsesPartModality(part: unknown): MediaModality | undefined {
   if (!isRecord(part)) return undefined;
   switch (part.type) {
     case 'input_image':
