@@ -18,16 +18,24 @@ export function chatAnswerCount(request: ChatRequest): number {
  */
 const clientSideToolTypes = new Set(['function', 'custom']);
 
+/**
+ * Refuses the first of `tools` the client does not run itself, by the rule both OpenAI formats share (the
+ * Responses wire's built-in tools are the same `type`s); `kind` says what such a tool is called on the wire.
+ */
+export function assertOpenaiToolsClientSide(tools: readonly unknown[] | null | undefined, kind: string): void {
+  for (const [position, tool] of (tools ?? []).entries()) {
+    const type = toolTypeOf(tool);
+    if (type === undefined || !clientSideToolTypes.has(type)) {
+      throw serverToolRefused(`tools.${position}`, `${kind} of type ${type ?? '(none)'}`);
+    }
+  }
+}
+
 export function assertChatCostBounded(request: ChatRequest): void {
   if (request.web_search_options !== undefined && request.web_search_options !== null) {
     throw serverToolRefused('web_search_options', 'a web search');
   }
-  for (const [position, tool] of (request.tools ?? []).entries()) {
-    const type = toolTypeOf(tool);
-    if (type === undefined || !clientSideToolTypes.has(type)) {
-      throw serverToolRefused(`tools.${position}`, `a tool of type ${type ?? '(none)'}`);
-    }
-  }
+  assertOpenaiToolsClientSide(request.tools, 'a tool');
 }
 
 const capFields = ['max_completion_tokens', 'max_tokens'] as const;

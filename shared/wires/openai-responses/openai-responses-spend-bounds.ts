@@ -1,7 +1,8 @@
 import { badRequest } from '../../http/gateway-error.ts';
 import { isGatewayMadeItem } from '../../translation/responses-to-chat/gateway-made-items.ts';
+import { assertOpenaiToolsClientSide } from '../openai-chat/openai-chat-spend-bounds.ts';
 import { isRecord } from '../parse-json.ts';
-import { cappedAt, serverToolRefused, toolTypeOf } from '../spend-bounds.ts';
+import { cappedAt } from '../spend-bounds.ts';
 import type { ResponsesRequest } from './openai-responses-request.ts';
 
 /**
@@ -10,19 +11,12 @@ import type { ResponsesRequest } from './openai-responses-request.ts';
  */
 
 /**
- * Tools the client runs itself: `function` and `custom`. The built-in tools — file_search, web_search and
- * web_search_preview (and their dated versions), code_interpreter, computer_use_preview, mcp, image_generation,
- * local_shell, shell, apply_patch, and any added later — are refused.
+ * Tools the client runs itself: `function` and `custom`, as on the chat wire. The built-in tools — file_search,
+ * web_search and web_search_preview (and their dated versions), code_interpreter, computer_use_preview, mcp,
+ * image_generation, local_shell, shell, apply_patch, and any added later — are refused.
  */
-const clientSideToolTypes = new Set(['function', 'custom']);
-
 export function assertResponsesCostBounded(request: ResponsesRequest): void {
-  for (const [position, tool] of (request.tools ?? []).entries()) {
-    const type = toolTypeOf(tool);
-    if (type === undefined || !clientSideToolTypes.has(type)) {
-      throw serverToolRefused(`tools.${position}`, `a built-in tool of type ${type ?? '(none)'}`);
-    }
-  }
+  assertOpenaiToolsClientSide(request.tools, 'a built-in tool');
   // A prompt template stored by the vendor adds input that the estimate never saw.
   if (request.prompt !== undefined && request.prompt !== null) {
     throw badRequest(
