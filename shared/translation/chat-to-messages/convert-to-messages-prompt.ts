@@ -8,7 +8,7 @@ import type {
   MessagesTurn,
 } from '../../wires/anthropic-messages/anthropic-messages-request.ts';
 import type { ChatAssistantPart, ChatMessage, ChatToolCall } from '../../wires/openai-chat/openai-chat-request.ts';
-import type { ChatThinkingBlockIn } from '../../wires/openai-chat/openai-chat-thinking-blocks.ts';
+import type { ChatThinkingBlockIn, ChatThinkingBlockOut } from '../../wires/openai-chat/openai-chat-thinking-blocks.ts';
 import { isRecord } from '../../wires/parse-json.ts';
 import { textBlocksOf, userBlocksOf } from './convert-content-parts.ts';
 import { readCallId, upstreamCallId } from './reasoning-in-call-id.ts';
@@ -105,13 +105,12 @@ function assistantBlocksOf(message: Extract<ChatMessage, { role: 'assistant' }>,
   // Reasoning goes first, as the format orders a turn: the upstream's signed blocks exactly as they came — in
   // `thinking_blocks`, else in the id of the turn's first tool call (reasoning-in-call-id.ts) — else the text of
   // `reasoning_content` (see MessagesThinkingBlock for why it is sent back).
-  const carried = (message.tool_calls ?? [])
-    .map((call) => readCallId(call.id).thinkingBlocks)
-    .find((found) => found.length > 0);
-  if (message.thinking_blocks && message.thinking_blocks.length > 0) {
-    blocks.push(...message.thinking_blocks.map(thinkingBlockOf));
-  } else if (carried) {
-    blocks.push(...carried.map(thinkingBlockOf));
+  const signed =
+    message.thinking_blocks && message.thinking_blocks.length > 0
+      ? message.thinking_blocks
+      : reasoningCarriedByCalls(message.tool_calls ?? []);
+  if (signed.length > 0) {
+    blocks.push(...signed.map(thinkingBlockOf));
   } else if (message.reasoning_content) {
     blocks.push({ type: 'thinking', thinking: message.reasoning_content });
   }
@@ -158,6 +157,18 @@ function toolUseBlockOf(call: ChatToolCall, where: string): MessagesToolUseBlock
     );
   }
   return { type: 'tool_use', id: upstreamCallId(call.id), name: call.function.name, input };
+}
+
+/**
+ * The signed reasoning the first of a turn's tool call ids to carry any holds; empty when none does. A carrier is
+ * inflated only until one is found, and not at all when the turn states its `thinking_blocks`.
+ */
+function reasoningCarriedByCalls(calls: readonly ChatToolCall[]): ChatThinkingBlockOut[] {
+  for (const call of calls) {
+    const { thinkingBlocks } = readCallId(call.id);
+    if (thinkingBlocks.length > 0) return thinkingBlocks;
+  }
+  return [];
 }
 
 /** A block of the `thinking_blocks` extension (openai-chat-thinking-blocks.ts), as the upstream gave it. */
