@@ -12,8 +12,8 @@ export type LocalFunction = (
 
 /**
  * Loads the same function entries Lambda runs: `functions/<functionId>.ts`, the file the CDK stack bundles for
- * each id of the route table. The `awslambda` shim must exist before an entry module is evaluated (middy reads
- * it then), hence the dynamic imports after installing it.
+ * each id of the route table. The `awslambda` shim must exist before an entry module is evaluated (a streaming
+ * entry calls `awslambda.streamifyResponse` then), hence the dynamic imports after installing it.
  */
 export async function loadLocalFunctions(): Promise<Record<FunctionId, LocalFunction>> {
   installLambdaStreamShim();
