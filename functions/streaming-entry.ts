@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { type Deadline, deadlineIn } from '../shared/clock/monotonic-deadline.ts';
 import type { GatewayConfig } from '../shared/config/gateway-config.ts';
 import type { GatewayServices } from '../shared/config/gateway-services.ts';
 import { GatewayError, toGatewayError } from '../shared/http/gateway-error.ts';
@@ -44,19 +45,17 @@ export function streamingEntry(handle: RouteHandler, openStore: OpenStore) {
       const client = watchClient(responseStream);
       context.clientSignal = client.signal;
       let settlement: Promise<void> | undefined;
-      let unread: NodeJS.Timeout | undefined;
       try {
         const services = context.gatewayServices ?? servicesFromEnvironment(openStore);
-        unread = closeUnreadResponse(responseStream, services.config.maxRequestMs);
+        const giveUpBy = unreadResponseDeadline(services.config.maxRequestMs);
         const response = await answer(services, fromFunctionUrlEvent(event, client.signal), handle);
         settlement = response.afterResponse;
         recordResponse(services.config, response.statusCode);
-        await writeResponse(responseStream, response);
+        await writeResponse(responseStream, response, giveUpBy);
       } catch (error) {
         // A client that left breaks the pipe; the upstream was aborted through the signal or the body's cancel.
         if (!client.signal.aborted) throw error;
       } finally {
-        clearTimeout(unread);
         client.stop();
         await settlement;
       }
@@ -67,17 +66,13 @@ export function streamingEntry(handle: RouteHandler, openStore: OpenStore) {
 /**
  * The request deadline ends the upstream and settles the request whether or not the client reads (the relay's own
  * timer), and a client that reads late still gets what was sent and the time-out event. A client that never reads
- * again would hold the response, and its connection, for ever: so a response still unwritten some time after the
- * deadline (as long again, between 5 seconds and a minute) is broken off. On Lambda the function's time-out
- * comes first; on the local host this is what frees the socket.
+ * again would hold the response, and its connection, for ever: so the writer breaks off a response still unwritten
+ * some time after the deadline (as long again, between 5 seconds and a minute), counted from the request's start.
+ * On Lambda the function's time-out comes first; on the local host this is what frees the socket.
  */
-function closeUnreadResponse(stream: ResponseStream, maxRequestMs: number): NodeJS.Timeout {
+function unreadResponseDeadline(maxRequestMs: number): Deadline {
   const graceMs = Math.min(60_000, Math.max(5_000, maxRequestMs));
-  const timer = setTimeout(() => {
-    if (!stream.writableFinished) stream.destroy(new Error('the client did not take the response in time'));
-  }, maxRequestMs + graceMs);
-  timer.unref();
-  return timer;
+  return deadlineIn(maxRequestMs + graceMs);
 }
 
 /** The answer to one request: the front door's check, then the route's handler (or the unknown route's answer). */

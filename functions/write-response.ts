@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import type { Deadline } from '../shared/clock/monotonic-deadline.ts';
 import type { GatewayResponse } from '../shared/http/gateway-request.ts';
 
 /**
@@ -6,32 +7,56 @@ import type { GatewayResponse } from '../shared/http/gateway-request.ts';
  * status and headers through `awslambda.HttpResponseStream.from` (the runtime writes them as the prelude before the
  * first byte), then the body — a whole one in one write, a stream chunk by chunk as it is produced, each next chunk
  * read only once the stream took the last (backpressure). Resolves when the runtime has the whole response; rejects
- * when the stream breaks off (the client went away), after cancelling the body, which aborts its upstream.
+ * when the stream breaks off (the client went away, or `giveUpBy` passed with the response still unread), after
+ * cancelling the body, which aborts its upstream.
  *
  * This is all a streaming entry needs of a framework, and it is written here rather than left to middy's
  * `streamifyResponse`, which wraps every body in a Node stream and a `pipeline` (an AbortController, an
  * AbortError and end-of-stream listeners per request: about a tenth of a small request's CPU on the local host).
  */
-export async function writeResponse(responseStream: Writable, response: Omit<GatewayResponse, 'afterResponse'>) {
+export async function writeResponse(
+  responseStream: Writable,
+  response: Omit<GatewayResponse, 'afterResponse'>,
+  giveUpBy?: Deadline,
+) {
   const stream = awslambda.HttpResponseStream.from(responseStream, {
     statusCode: response.statusCode,
     headers: response.headers,
   });
-  const { body } = response;
-  if (typeof body === 'string') {
-    // Written even when empty: the first write is what sends the prelude (`end(chunk)` would bypass it).
-    stream.write(body);
-    return ended(stream);
+  const giveUp = giveUpBy && breakOffWhenUnread(responseStream, giveUpBy);
+  try {
+    const { body } = response;
+    if (typeof body === 'string') {
+      // Written even when empty: the first write is what sends the prelude (`end(chunk)` would bypass it).
+      stream.write(body);
+      return await ended(stream);
+    }
+    let wrote = false;
+    // `for await` ends the iteration (`return`) when a write fails: the body's source stops, and a relay aborts its
+    // upstream.
+    for await (const chunk of body) {
+      wrote = true;
+      if (!stream.write(chunk)) await drained(stream);
+    }
+    if (!wrote) stream.write('');
+    await ended(stream);
+  } finally {
+    clearTimeout(giveUp);
   }
-  let wrote = false;
-  // `for await` ends the iteration (`return`) when a write fails: the body's source stops, and a relay aborts its
-  // upstream.
-  for await (const chunk of body) {
-    wrote = true;
-    if (!stream.write(chunk)) await drained(stream);
-  }
-  if (!wrote) stream.write('');
-  await ended(stream);
+}
+
+/**
+ * The writer is the one part that waits on the client (the relay's timers only ever wait on the upstream), so a
+ * client that never reads again is given up on here: once `giveUpBy` passes with the response still undelivered,
+ * the stream is broken off, which rejects the write under way and frees the connection.
+ */
+function breakOffWhenUnread(responseStream: Writable, giveUpBy: Deadline): NodeJS.Timeout {
+  const timer = setTimeout(() => {
+    if (!responseStream.writableFinished)
+      responseStream.destroy(new Error('the client did not take the response in time'));
+  }, giveUpBy.remainingMs());
+  timer.unref();
+  return timer;
 }
 
 /** Ends the stream; resolves once everything written is delivered, rejects if it broke off. */
