@@ -7,6 +7,7 @@ import { renderError } from '../../shared/http/render-error.ts';
 import type { FunctionId } from '../../shared/http/route-table.ts';
 import { fallbackFunctionId, matchRoute, matchStaticRoute } from '../../shared/http/route-table.ts';
 import { logger } from '../../shared/observability/logger.ts';
+import { readWholeBody } from '../../shared/streams/read-whole-body.ts';
 import { errorEnvelopeFor, errorEnvelopeOfRequest } from '../../shared/wires/wire-names.ts';
 import { toFunctionUrlEvent } from './function-url-event.ts';
 import { createRuntimeResponseStream } from './lambda-stream-shim.ts';
@@ -78,45 +79,9 @@ async function handle(
   await functions[functionId](toFunctionUrlEvent(request, target, body, requestId), stream, context);
 }
 
-/**
- * Reads the body up to the limit; `undefined` as soon as it is over (a stated length over it is not read at all).
- * Rejects when the client breaks off before the end. Events rather than an async iterator: a body is mostly one
- * chunk, and the iterator costs a promise and an end-of-stream watcher per request.
- */
+/** Reads the body up to the limit; `undefined` as soon as it is over (a stated length over it is not read at all). */
 function readLimited(request: IncomingMessage, limitBytes: number): Promise<Buffer | undefined> {
   const statedLength = Number(request.headers['content-length'] ?? 0);
   if (statedLength > limitBytes) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    const stop = () => {
-      request.off('data', onData);
-      request.off('end', onEnd);
-      request.off('error', onError);
-      request.off('close', onClose);
-    };
-    const onData = (chunk: Buffer) => {
-      total += chunk.length;
-      if (total <= limitBytes) {
-        chunks.push(chunk);
-        return;
-      }
-      stop();
-      request.pause();
-      resolve(undefined);
-    };
-    const onEnd = () => {
-      stop();
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total));
-    };
-    const onError = (error: Error) => {
-      stop();
-      reject(error);
-    };
-    const onClose = () => onError(new Error('the client closed the request before its body ended'));
-    request.on('data', onData);
-    request.on('end', onEnd);
-    request.on('error', onError);
-    request.on('close', onClose);
-  });
+  return readWholeBody(request, { limitBytes, brokenOff: 'the client closed the request before its body ended' });
 }

@@ -2,6 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type 
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
+import { readWholeBody } from '../streams/read-whole-body.ts';
 import { addressRefusal, guardedLookup, UpstreamAddressRefused, type UpstreamNetwork } from './upstream-address.ts';
 
 export interface UpstreamRequestInit {
@@ -149,24 +150,7 @@ function headerOf(rawHeaders: readonly string[], name: string): string | null {
 const utf8 = new TextDecoder();
 
 /** The whole body as text; rejects when the body breaks off before its end. */
-function readText(incoming: IncomingMessage): Promise<string> {
-  if (incoming.readableEnded) return Promise.resolve('');
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    const done = (error?: Error) => {
-      incoming.off('data', onData);
-      incoming.off('end', onEnd);
-      incoming.off('error', done);
-      incoming.off('close', onClose);
-      if (error) reject(error);
-      else resolve(utf8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
-    };
-    const onData = (chunk: Buffer) => chunks.push(chunk);
-    const onEnd = () => done();
-    const onClose = () => done(incoming.errored ?? new Error('the upstream answer ended before its body did'));
-    incoming.on('data', onData);
-    incoming.on('end', onEnd);
-    incoming.on('error', done);
-    incoming.on('close', onClose);
-  });
+async function readText(incoming: IncomingMessage): Promise<string> {
+  const body = await readWholeBody(incoming, { brokenOff: 'the upstream answer ended before its body did' });
+  return utf8.decode(body);
 }
