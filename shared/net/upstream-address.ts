@@ -1,5 +1,6 @@
 import { lookup as systemLookup } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { remembered } from '../cache/remembered.ts';
 
 /**
  * Which addresses an upstream call may connect to. Link-local and cloud metadata addresses are never an upstream:
@@ -63,24 +64,18 @@ const metadataNames = new Set([
 ]);
 
 /**
- * The class of each address judged so far: an address's class never changes, and a connection's few addresses are
- * judged on every call (the block lists' checks build address objects each time).
- */
-const judged = new Map<string, AddressClass>();
-
-/**
  * The class of an IP address. IPv6 addresses that carry an IPv4 address are judged by the IPv4 address inside:
  * IPv4-mapped (`::ffff:a.b.c.d`, which BlockList reads so itself), NAT64 and IPv4-compatible addresses.
  */
 export function addressClass(address: string): AddressClass {
-  let known = judged.get(address);
-  if (known === undefined) {
-    known = judgeAddress(address);
-    if (judged.size >= 10_000) judged.clear();
-    judged.set(address, known);
-  }
-  return known;
+  return judgedAddressClass(address);
 }
+
+/**
+ * An address's class never changes, and a connection's few addresses are judged on every call (the block lists'
+ * checks build address objects each time): each is judged once.
+ */
+const judgedAddressClass = remembered(judgeAddress, 10_000);
 
 function judgeAddress(address: string): AddressClass {
   const family = isIP(address);

@@ -2,6 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type 
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
+import { remembered } from '../cache/remembered.ts';
 import { readWholeBody } from '../streams/read-whole-body.ts';
 import { addressRefusal, guardedLookup, UpstreamAddressRefused, type UpstreamNetwork } from './upstream-address.ts';
 
@@ -89,17 +90,7 @@ function abortError(signal: AbortSignal): Error {
 }
 
 /** Parsed upstream URLs by their text: a connection's few URLs are parsed once, not on every call. */
-const parsedUrls = new Map<string, URL>();
-
-function parsedUrl(target: string): URL {
-  let url = parsedUrls.get(target);
-  if (!url) {
-    url = new URL(target);
-    if (parsedUrls.size >= 1_000) parsedUrls.clear();
-    parsedUrls.set(target, url);
-  }
-  return url;
-}
+const parsedUrl = remembered((target) => new URL(target), 1_000);
 
 const agents = new Map<string, HttpAgent>();
 
