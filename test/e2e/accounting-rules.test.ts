@@ -1,9 +1,9 @@
-import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { estimateInputTokens } from '../../shared/accounting/estimate-input-tokens.ts';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
 import { refusal } from '../support/openai-refusal.ts';
+import { openaiClient } from '../support/sdk-clients.ts';
 import type { MemberPolicy, TestGateway } from '../support/test-gateway.ts';
 import { allRecords, memberAfterSettlement, settledRecord } from '../support/usage-records.ts';
 
@@ -31,7 +31,7 @@ beforeAll(() => {
 /** A member of its own per test, so its day's allowance holds only what that test spent. */
 async function freshMember(policy: MemberPolicy = { dailyTokens: 1_000_000 }, keyPolicy: MemberPolicy = {}) {
   const { memberId, key } = await gateway.admin.createMemberWithKey(policy, keyPolicy);
-  return { memberId, key, client: new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 }) };
+  return { memberId, key, client: openaiClient(gateway, key) };
 }
 
 /** Sends exactly this body, so a test can price the very body the gateway parses. */

@@ -1,10 +1,10 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../cli/cli-harness.ts';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import { openaiClient } from '../support/sdk-clients.ts';
 import { everythingStored } from '../support/store-contents.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 
@@ -54,7 +54,7 @@ describe('the admin CLI against the running gateway', () => {
     expect(connection.code).toBe(0);
     expect(connection.stdout + connection.stderr).not.toContain(providerCredential);
 
-    const client = new OpenAI({ apiKey: issued.key, baseURL: gateway.baseURL, maxRetries: 0 });
+    const client = openaiClient(gateway, issued.key);
     const answer = await client.chat.completions.create({
       model: 'acme/acme-1',
       messages: [{ role: 'user', content: 'hi' }],

@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createStreamGate, type FakeUpstream } from '../support/fake-upstream.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import { openaiClient } from '../support/sdk-clients.ts';
 import type { MemberPolicy, TestGateway } from '../support/test-gateway.ts';
 import { memberAfterSettlement } from '../support/usage-records.ts';
 
@@ -17,7 +18,7 @@ beforeAll(() => {
 });
 
 const messages = [{ role: 'user' as const, content: 'hi' }];
-const sdk = (apiKey: string) => new OpenAI({ apiKey, baseURL: gateway.baseURL, maxRetries: 0 });
+const sdk = (apiKey: string) => openaiClient(gateway, apiKey);
 const ask = (client: OpenAI) => client.chat.completions.create({ model: 'limited-model', messages });
 
 /** The error a call ends with; fails the test when the call succeeds. */

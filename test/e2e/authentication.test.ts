@@ -1,8 +1,9 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
 import { refusal } from '../support/openai-refusal.ts';
+import { openaiClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 
 const fixture = useGatewayFixture({
@@ -19,7 +20,7 @@ beforeAll(() => {
   ({ upstream, gateway } = fixture);
 });
 
-const clientFor = (apiKey: string) => new OpenAI({ apiKey, baseURL: gateway.baseURL, maxRetries: 0 });
+const clientFor = (apiKey: string) => openaiClient(gateway, apiKey);
 const ask = (apiKey: string, body: Partial<OpenAI.ChatCompletionCreateParamsNonStreaming> = {}) =>
   clientFor(apiKey).chat.completions.create({
     model: 'openai/gpt-test',

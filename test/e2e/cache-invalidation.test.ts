@@ -1,9 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
 import { outcome } from '../support/openai-refusal.ts';
+import { anthropicClient, openaiClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 
 /**
@@ -29,7 +29,7 @@ beforeAll(() => {
 });
 
 const messages = [{ role: 'user' as const, content: 'hi' }];
-const sdk = (apiKey: string) => new OpenAI({ apiKey, baseURL: gateway.baseURL, maxRetries: 0 });
+const sdk = (apiKey: string) => openaiClient(gateway, apiKey);
 const ask = (apiKey: string) => sdk(apiKey).chat.completions.create({ model: 'cached-model', messages });
 
 /** `GET /v1/models` authenticates but admits nothing: only the principal cache stands between it and the store. */
@@ -80,7 +80,7 @@ describe('admin changes apply to the next request despite the cache (GATEWAY_CAC
 
 /** A token count with the official Anthropic SDK: it authenticates and routes, but admits and records nothing. */
 async function countTokens(apiKey: string): Promise<{ status: number | undefined; code: unknown }> {
-  const client = new Anthropic({ apiKey, baseURL: gateway.url, maxRetries: 0 });
+  const client = anthropicClient(gateway, apiKey);
   try {
     await client.messages.countTokens({ model: 'counted-model', messages: [{ role: 'user', content: 'hi' }] });
     return { status: 200, code: undefined };

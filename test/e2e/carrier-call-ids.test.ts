@@ -1,11 +1,12 @@
 import { createOpenAI } from '@ai-sdk/openai';
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ResponseFunctionToolCall, ResponseInputItem } from 'openai/resources/responses/responses';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { acmeOnEveryWire, alphaRoutes, useGatewayFixture } from '../support/gateway-fixture.ts';
+import { anthropicClient, openaiClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 
 /**
@@ -26,8 +27,8 @@ let anthropic: Anthropic;
 
 beforeAll(() => {
   ({ upstream, gateway } = fixture);
-  openai = new OpenAI({ apiKey: fixture.member.key, baseURL: gateway.baseURL, maxRetries: 0 });
-  anthropic = new Anthropic({ apiKey: fixture.member.key, baseURL: gateway.url, maxRetries: 0 });
+  openai = openaiClient(gateway, fixture.member.key);
+  anthropic = anthropicClient(gateway, fixture.member.key);
 });
 
 const k27 = 'alpha/alpha-k2.7-code';

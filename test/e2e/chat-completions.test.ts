@@ -1,7 +1,8 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createStreamGate, type FakeUpstream } from '../support/fake-upstream.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import { openaiClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 import { memberAfterSettlement, settledRecord } from '../support/usage-records.ts';
 
@@ -18,7 +19,7 @@ let key: string;
 beforeAll(() => {
   ({ upstream, gateway } = fixture);
   ({ memberId, key } = fixture.member);
-  client = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
+  client = openaiClient(gateway, key);
 });
 
 const hello = [{ role: 'user' as const, content: 'hello there' }];

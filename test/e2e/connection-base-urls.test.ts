@@ -1,11 +1,11 @@
-import Anthropic from '@anthropic-ai/sdk';
-import { GoogleGenAI } from '@google/genai';
-import OpenAI from 'openai';
+import type Anthropic from '@anthropic-ai/sdk';
+import type { GoogleGenAI } from '@google/genai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { secretNameForConnection } from '../../shared/config/gateway-services.ts';
 import type { ConnectionItem } from '../../shared/store/control-items.ts';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import { anthropicClient, googleClient, openaiClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 
 /**
@@ -62,8 +62,8 @@ async function storeEarlierConnection(
 beforeAll(async () => {
   ({ upstream, gateway } = fixture);
   const { key } = fixture.member;
-  anthropic = new Anthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0 });
-  google = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gateway.url } });
+  anthropic = anthropicClient(gateway, key);
+  google = googleClient(gateway, key);
   await storeEarlierConnection({
     provider: 'anthropic',
     wire: 'anthropic-messages',
@@ -126,7 +126,7 @@ describe('connection base URLs as each provider’s SDK takes them', () => {
   );
 
   it('OpenAI-format: the base URL carries the version, and the paths go right under it', async () => {
-    const openai = new OpenAI({ apiKey: fixture.member.key, baseURL: gateway.baseURL, maxRetries: 0 });
+    const openai = openaiClient(gateway, fixture.member.key);
     await openai.chat.completions.create({
       model: 'openai/gpt-sdk-form',
       messages: [{ role: 'user', content: 'hello' }],

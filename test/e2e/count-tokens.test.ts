@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { tokenCountSourceHeader } from '../../shared/http/token-count-source.ts';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import { anthropicClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 import { allRecords, memberAfterSettlement } from '../support/usage-records.ts';
 
@@ -23,7 +24,7 @@ const hello: Anthropic.MessageParam[] = [{ role: 'user', content: 'hello there' 
 
 async function clientFor(policy: { rpm?: number; providers?: string[] } = {}) {
   const { memberId, key } = await gateway.admin.createMemberWithKey({ dailyTokens: 1_000_000, ...policy });
-  return { memberId, client: new Anthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0 }) };
+  return { memberId, client: anthropicClient(gateway, key) };
 }
 
 describe('POST /v1/messages/count_tokens with the official @anthropic-ai/sdk', () => {

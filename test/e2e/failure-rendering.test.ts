@@ -1,6 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
-import OpenAI from 'openai';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as renderError from '../../shared/http/render-error.ts';
 import * as dispatch from '../../shared/pipeline/dispatch-upstream.ts';
@@ -8,6 +7,7 @@ import { geminiJsonArrayFraming } from '../../shared/wires/gemini/gemini-json-ar
 import { acmeOnEveryWire, useGatewayFixture } from '../support/gateway-fixture.ts';
 import { googleApiErrorOf } from '../support/google-refusal.ts';
 import { refusal } from '../support/openai-refusal.ts';
+import { anthropicClient, openaiClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 import { memberAfterSettlement, settledRecord } from '../support/usage-records.ts';
 
@@ -43,25 +43,26 @@ interface Client {
 }
 
 /** The SDK retries a 500 by default; here the first answer is the one under test. */
-const openaiClient = (key: string) => new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
 
 const clients: Client[] = [
   {
     name: 'chat completions (openai)',
     model: 'acme/acme-1',
     call: (key, model) =>
-      refusal(openaiClient(key).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] })),
+      refusal(
+        openaiClient(gateway, key).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] }),
+      ),
   },
   {
     name: 'responses (openai)',
     model: 'acme/acme-r',
-    call: (key, model) => refusal(openaiClient(key).responses.create({ model, input: 'hi' })),
+    call: (key, model) => refusal(openaiClient(gateway, key).responses.create({ model, input: 'hi' })),
   },
   {
     name: 'messages (anthropic)',
     model: 'acme/acme-m',
     async call(key, model) {
-      const anthropic = new Anthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0 });
+      const anthropic = anthropicClient(gateway, key);
       const error = await anthropic.messages
         .create({ model, max_tokens: 20, messages: [{ role: 'user', content: 'hi' }] })
         .then(
@@ -121,7 +122,7 @@ describe('a failure whose rendering fails', () => {
       vi.restoreAllMocks();
       // The slot is free: the next request is admitted and answered.
       await expect(
-        openaiClient(key).chat.completions.create({
+        openaiClient(gateway, key).chat.completions.create({
           model: 'acme/acme-1',
           messages: [{ role: 'user', content: 'again' }],
         }),

@@ -1,11 +1,12 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, type JSONValue, jsonSchema, stepCountIs, tool } from 'ai';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { Response, ResponseInputItem } from 'openai/resources/responses/responses';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { acmeOnEveryWire, alphaRoutes, useGatewayFixture } from '../support/gateway-fixture.ts';
 import { refusal } from '../support/openai-refusal.ts';
+import { openaiClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 
 /**
@@ -28,7 +29,7 @@ let openai: OpenAI;
 
 beforeAll(() => {
   ({ upstream, gateway } = fixture);
-  openai = new OpenAI({ apiKey: fixture.member.key, baseURL: gateway.baseURL, maxRetries: 0 });
+  openai = openaiClient(gateway, fixture.member.key);
 });
 
 const k27 = 'alpha/alpha-k2.7-code';

@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import { anthropicClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 
 /**
@@ -28,12 +29,12 @@ beforeAll(() => {
 
 const hello: Anthropic.MessageParam[] = [{ role: 'user', content: 'hello there' }];
 const betas = ['interleaved-thinking-2025-05-14', 'context-1m-2025-08-07'];
-const anthropicClient = (headers: Record<string, string> = {}) =>
-  new Anthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0, defaultHeaders: headers });
+const anthropicWithHeaders = (headers: Record<string, string> = {}) =>
+  anthropicClient(gateway, key, { defaultHeaders: headers });
 
 describe('client headers that reach the upstream', () => {
   it('the SDK`s beta flags reach a messages upstream, with the provider credential and the pinned version', async () => {
-    const message = await anthropicClient({ 'x-team-secret': 'not-for-upstream' }).beta.messages.create({
+    const message = await anthropicWithHeaders({ 'x-team-secret': 'not-for-upstream' }).beta.messages.create({
       model: 'claude-test',
       max_tokens: 100,
       messages: hello,
@@ -49,14 +50,14 @@ describe('client headers that reach the upstream', () => {
   });
 
   it('streams with them too, and token counts carry them', async () => {
-    const stream = anthropicClient().beta.messages.stream({
+    const stream = anthropicWithHeaders().beta.messages.stream({
       model: 'claude-test',
       max_tokens: 100,
       messages: hello,
       betas,
     });
     await stream.finalMessage();
-    await anthropicClient().beta.messages.countTokens({ model: 'claude-test', messages: hello, betas });
+    await anthropicWithHeaders().beta.messages.countTokens({ model: 'claude-test', messages: hello, betas });
     expect(upstream.requests.map((request) => [request.path, request.headers['anthropic-beta']])).toEqual([
       ['/v1/messages', betas.join(',')],
       // The SDK adds the counting flag of its own.
@@ -80,7 +81,7 @@ describe('client headers that reach the upstream', () => {
   });
 
   it('a malformed flag list is a 400 invalid_header, and nothing is reserved or sent', async () => {
-    const error = await anthropicClient({ 'anthropic-beta': 'good-flag, <script>' })
+    const error = await anthropicWithHeaders({ 'anthropic-beta': 'good-flag, <script>' })
       .messages.create({ model: 'claude-test', max_tokens: 100, messages: hello })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);

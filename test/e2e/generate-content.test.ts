@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
 import { googleApiErrorOf } from '../support/google-refusal.ts';
+import { googleClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 import { settledRecord } from '../support/usage-records.ts';
 
@@ -21,7 +22,7 @@ const model = 'google/gemini-test';
 beforeAll(() => {
   ({ upstream, gateway } = fixture);
   ({ key } = fixture.member);
-  ai = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gateway.url } });
+  ai = googleClient(gateway, key);
 });
 
 const weatherTools: Tool[] = [

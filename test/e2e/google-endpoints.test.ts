@@ -5,6 +5,7 @@ import { estimateRequestTokenCount } from '../../shared/tokens/estimate-token-co
 import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
 import { googleApiErrorOf } from '../support/google-refusal.ts';
+import { googleClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 import { allRecords, memberAfterSettlement, settledRecord } from '../support/usage-records.ts';
 
@@ -26,7 +27,7 @@ const model = 'google/gemini-test';
 beforeAll(() => {
   ({ upstream, gateway } = fixture);
   ({ key } = fixture.member);
-  ai = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gateway.url } });
+  ai = googleClient(gateway, key);
 });
 
 function call(path: string, init: { method?: string; body?: unknown; apiKey?: string | null } = {}) {

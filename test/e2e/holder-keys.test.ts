@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import { openaiClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 
 const fixture = useGatewayFixture({
@@ -22,7 +23,7 @@ async function holderKey(wallet: string, usd: number): Promise<string> {
 }
 
 async function outcome(apiKey: string, model: string) {
-  const client = new OpenAI({ apiKey, baseURL: gateway.baseURL, maxRetries: 0 });
+  const client = openaiClient(gateway, apiKey);
   try {
     await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
     return 'ok';

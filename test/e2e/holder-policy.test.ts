@@ -1,9 +1,8 @@
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { holderTiers } from '../../shared/accounting/holder-tiers.ts';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import { anthropicClient, openaiClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 import { settledRecord } from '../support/usage-records.ts';
 
@@ -37,7 +36,7 @@ const expectedRecord = () => ({
 describe('GET /v1/holder-policy (spec §2.3)', () => {
   it("gives any valid key exactly the record's fields, the tiers from the holder tier data", async () => {
     for (const apiKey of [fixture.member.key, holderKey]) {
-      const client = new OpenAI({ apiKey, baseURL: gateway.baseURL, maxRetries: 0 });
+      const client = openaiClient(gateway, apiKey);
       const record = await client.get('/holder-policy');
       expect(record).toEqual(expectedRecord());
     }
@@ -65,7 +64,7 @@ describe('GET /v1/holder-policy (spec §2.3)', () => {
   });
 
   it("accepts the record's model_id as a model id: a holder key calls beta/beta-4-31b with it", async () => {
-    const client = new OpenAI({ apiKey: holderKey, baseURL: gateway.baseURL, maxRetries: 0 });
+    const client = openaiClient(gateway, holderKey);
     const { data: completion, response } = await client.chat.completions
       .create({ model: 'beta-beta-4-31b', messages: [{ role: 'user', content: 'hi' }] })
       .withResponse();
@@ -74,7 +73,7 @@ describe('GET /v1/holder-policy (spec §2.3)', () => {
     const record = await settledRecord(gateway.host.services, response.headers.get('x-request-id') ?? '');
     expect(record).toMatchObject({ provider: 'beta', model: 'beta/beta-4-31b', upstream: 'beta' });
 
-    const anthropic = new Anthropic({ apiKey: holderKey, baseURL: gateway.url, maxRetries: 0 });
+    const anthropic = anthropicClient(gateway, holderKey);
     expect((await anthropic.models.retrieve('beta-beta-4-31b')).id).toBe('beta/beta-4-31b');
   });
 });

@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../cli/cli-harness.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import { openaiClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 import { memberAfterSettlement, usageSnapshot } from '../support/usage-records.ts';
 
@@ -19,7 +19,7 @@ beforeAll(async () => {
   ({ gateway } = fixture);
   // One real gateway request first, so the usage and rollup tables hold something that could be disturbed.
   const { memberId, key } = fixture.member;
-  const client = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
+  const client = openaiClient(gateway, key);
   await client.chat.completions.create({ model: 'alpha/alpha-large', messages: [{ role: 'user', content: 'hi' }] });
   await memberAfterSettlement(gateway.host.services, memberId);
 });

@@ -4,6 +4,7 @@ import { estimateInputTokens, inputEstimateMargin } from '../../shared/accountin
 import { catalogModels } from '../../shared/catalog/catalog-data.ts';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import { openaiClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 
 /**
@@ -161,7 +162,7 @@ describe('context windows of the catalog (spec §2.2)', () => {
 
 describe('Beta 4 31B maximum output (spec §8)', () => {
   it('accepts max_tokens 32,768 and refuses 32,769 with 400 max_output_exceeded', async () => {
-    const client = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
+    const client = openaiClient(gateway, key);
     const question = [{ role: 'user' as const, content: 'hi' }];
     await expect(
       client.chat.completions.create({ model: 'beta-4-31b', messages: question, max_tokens: 32_768 }),

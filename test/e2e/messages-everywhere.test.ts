@@ -1,10 +1,11 @@
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import LegacyAnthropic from 'anthropic-sdk-legacy';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tokenCountSourceHeader } from '../../shared/http/token-count-source.ts';
 import { thinkingSignature } from '../support/fake-upstream/signed-thinking.ts';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { alphaRoutes, useGatewayFixture } from '../support/gateway-fixture.ts';
+import { anthropicClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 import { settledRecord } from '../support/usage-records.ts';
 
@@ -39,7 +40,7 @@ const textOf = (message: Anthropic.Message) =>
 type AnthropicLike = Pick<Anthropic, 'messages' | 'beta'>;
 
 const sdks: [string, () => AnthropicLike][] = [
-  ['@anthropic-ai/sdk 1.x', () => new Anthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0 })],
+  ['@anthropic-ai/sdk 1.x', () => anthropicClient(gateway, key)],
   [
     '@anthropic-ai/sdk 0.x',
     () => new LegacyAnthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0 }) as unknown as AnthropicLike,

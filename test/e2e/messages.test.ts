@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import { anthropicClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 import { settledRecord } from '../support/usage-records.ts';
 
@@ -27,7 +28,7 @@ beforeAll(() => {
     sentHeaders.push(new Headers(init?.headers));
     return fetch(input, init);
   };
-  client = new Anthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0, fetch: observingFetch });
+  client = anthropicClient(gateway, key, { fetch: observingFetch });
 });
 
 const hello: Anthropic.MessageParam[] = [{ role: 'user', content: 'hello there' }];

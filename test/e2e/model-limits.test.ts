@@ -1,13 +1,11 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
-import Anthropic from '@anthropic-ai/sdk';
-import { GoogleGenAI } from '@google/genai';
 import { APICallError, generateText } from 'ai';
-import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
 import { googleApiErrorOf } from '../support/google-refusal.ts';
 import { refusal } from '../support/openai-refusal.ts';
+import { anthropicClient, googleClient, openaiClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 import { settledRecord } from '../support/usage-records.ts';
 
@@ -83,7 +81,7 @@ describe('declared limits of a model outside the catalog', () => {
   });
 
   it('keeps a request below the declared largest output as it is', async () => {
-    const anthropic = new Anthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0 });
+    const anthropic = anthropicClient(gateway, key);
     await anthropic.messages.create({
       model: 'anthropic/claude-next',
       max_tokens: 300,
@@ -93,7 +91,7 @@ describe('declared limits of a model outside the catalog', () => {
   });
 
   it('refuses input that surely exceeds the declared context window, before anything is reserved', async () => {
-    const google = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gateway.url } });
+    const google = googleClient(gateway, key);
     const error = await googleApiErrorOf(
       google.models.generateContent({ model: 'google/gemini-small', contents: 'word '.repeat(2_000) }),
     );
@@ -107,7 +105,7 @@ describe('declared limits of a model outside the catalog', () => {
 
 describe('declared limits of a catalog model', () => {
   it('go before the catalog’s: a request above the declared largest output is capped', async () => {
-    const openai = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
+    const openai = openaiClient(gateway, key);
     await openai.chat.completions.create({
       model: 'beta/beta-4-31b',
       max_tokens: 4_000,
@@ -117,7 +115,7 @@ describe('declared limits of a catalog model', () => {
   });
 
   it('leave a model whose connection declares none with the catalog’s rules', async () => {
-    const openai = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
+    const openai = openaiClient(gateway, key);
     // Gamma has no limits in the catalog, so nothing caps or refuses its output but the allowance.
     await openai.chat.completions.create({
       model: 'gamma/gamma',
@@ -130,7 +128,7 @@ describe('declared limits of a catalog model', () => {
 
 describe('model lists show declared limits where their shape has a field', () => {
   it('in generate-content’s inputTokenLimit and outputTokenLimit', async () => {
-    const google = new GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: gateway.url } });
+    const google = googleClient(gateway, key);
     const small = await google.models.get({ model: 'google/gemini-small' });
     expect(small).toMatchObject({ inputTokenLimit: 1_000 });
     expect(small.outputTokenLimit).toBeUndefined();
@@ -234,7 +232,7 @@ describe('declaring limits through the admin API', () => {
   it('refuses a request above a declared largest output only where the key’s policy does', async () => {
     // The cap comes first: what the request can get is 8,192, within a policy that allows 10,000.
     const member = await gateway.admin.createMemberWithKey({ dailyTokens: 100_000, maxOutput: 10_000 });
-    const anthropic = new Anthropic({ apiKey: member.key, baseURL: gateway.url, maxRetries: 0 });
+    const anthropic = anthropicClient(gateway, member.key);
     await anthropic.messages.create({
       model: 'anthropic/claude-next',
       max_tokens: 20_000,
@@ -242,7 +240,7 @@ describe('declaring limits through the admin API', () => {
     });
     expect(upstream.requests[0]?.json).toMatchObject({ max_tokens: 8_192 });
     const narrow = await gateway.admin.createMemberWithKey({ dailyTokens: 100_000, maxOutput: 1_000 });
-    const openai = new OpenAI({ apiKey: narrow.key, baseURL: gateway.baseURL, maxRetries: 0 });
+    const openai = openaiClient(gateway, narrow.key);
     expect(
       await refusal(
         openai.chat.completions.create({

@@ -3,6 +3,7 @@ import LegacyAnthropic from 'anthropic-sdk-legacy';
 import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import { anthropicClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 
 const unreachable = 'http://127.0.0.1:9/v1';
@@ -172,7 +173,7 @@ describe('GET /v1/models with the Anthropic SDKs', () => {
   }
 
   it('pages backwards with before_id, and refuses a bad limit in its own envelope', async () => {
-    const client = new Anthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0 });
+    const client = anthropicClient(gateway, key);
     const before = await client.models.list({ before_id: 'beta/beta-4-31b', limit: 2 });
     expect(before.data.map((model) => model.id)).toEqual(['alpha/alpha-k3', 'alpha/alpha-k3-256k']);
     expect(before).toMatchObject({ has_more: true, first_id: 'alpha/alpha-k3' });
@@ -185,7 +186,7 @@ describe('GET /v1/models with the Anthropic SDKs', () => {
   });
 
   it('retrieves one model, and says 404 in the Anthropic envelope', async () => {
-    const client = new Anthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0 });
+    const client = anthropicClient(gateway, key);
     expect(await client.models.retrieve('beta/beta-4-31b')).toMatchObject({
       type: 'model',
       id: 'beta/beta-4-31b',

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import Anthropic from '@anthropic-ai/sdk';
-import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { estimateInput, reservedInputTokens } from '../../shared/accounting/estimate-input-tokens.ts';
@@ -8,6 +7,7 @@ import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { acmeOnEveryWire, alphaRoutes, useGatewayFixture } from '../support/gateway-fixture.ts';
 import { googleApiErrorOf } from '../support/google-refusal.ts';
 import { refusal } from '../support/openai-refusal.ts';
+import { anthropicClient, googleClient, openaiClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 import { settledRecord } from '../support/usage-records.ts';
 
@@ -42,8 +42,8 @@ let anthropic: Anthropic;
 
 beforeAll(() => {
   ({ upstream, gateway } = fixture);
-  openai = new OpenAI({ apiKey: fixture.member.key, baseURL: gateway.baseURL, maxRetries: 0 });
-  anthropic = new Anthropic({ apiKey: fixture.member.key, baseURL: gateway.url, maxRetries: 0 });
+  openai = openaiClient(gateway, fixture.member.key);
+  anthropic = anthropicClient(gateway, fixture.member.key);
 });
 
 const png = readFileSync(new URL('../fixtures/media/red-2x3.png', import.meta.url)).toString('base64');
@@ -232,7 +232,7 @@ describe('messages', () => {
 });
 
 describe('generate-content', () => {
-  const ai = () => new GoogleGenAI({ apiKey: fixture.member.key, httpOptions: { baseUrl: gateway.url } });
+  const ai = () => googleClient(gateway, fixture.member.key);
   const contents = (mimeType: string, data: string) => [
     { role: 'user', parts: [{ text: 'Describe it.' }, { inlineData: { mimeType, data } }] },
   ];
@@ -274,7 +274,7 @@ describe('model lists', () => {
 describe('under a finite allowance', () => {
   it('refuses remote media, prices an inline image by its pixels, and reserves K3`s window for a video', async () => {
     const { key } = await gateway.admin.createMemberWithKey({ dailyTokens: 2_000_000 });
-    const client = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
+    const client = openaiClient(gateway, key);
     const remote = client.chat.completions.create({
       model: 'alpha-k3',
       messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }],
@@ -307,7 +307,7 @@ describe('under a finite allowance', () => {
 
     // Under an allowance smaller than the window, a video to K3 cannot be reserved.
     const small = await gateway.admin.createMemberWithKey({ dailyTokens: 500_000 });
-    const smallClient = new OpenAI({ apiKey: small.key, baseURL: gateway.baseURL, maxRetries: 0 });
+    const smallClient = openaiClient(gateway, small.key);
     expect(
       await refusal(
         smallClient.chat.completions.create(withVideo as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming),

@@ -1,10 +1,11 @@
 import { createOpenAI } from '@ai-sdk/openai';
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { jsonSchema, stepCountIs, streamText, tool } from 'ai';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FakeToolCall, FakeUpstream } from '../support/fake-upstream.ts';
 import { alphaRoutes, useGatewayFixture } from '../support/gateway-fixture.ts';
+import { anthropicClient, openaiClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 
 /**
@@ -59,7 +60,7 @@ function resultsSentUpstream(model: string): string[] {
 
 describe.each([chatOnly, k27])('two tool calls in one streamed answer of %s', (model) => {
   it('openai chat completions: the stream helper assembles both calls by index, and both results go back', async () => {
-    const client = new OpenAI({ apiKey: fixture.member.key, baseURL: gateway.baseURL, maxRetries: 0 });
+    const client = openaiClient(gateway, fixture.member.key);
     const tools: OpenAI.ChatCompletionTool[] = ['get_weather', 'get_time'].map((name) => ({
       type: 'function',
       function: { name, parameters: schema },
@@ -104,7 +105,7 @@ describe.each([chatOnly, k27])('two tool calls in one streamed answer of %s', (m
   });
 
   it('anthropic messages: two tool_use blocks in turn, and one user turn with both tool_result blocks', async () => {
-    const client = new Anthropic({ apiKey: fixture.member.key, baseURL: gateway.url, maxRetries: 0 });
+    const client = anthropicClient(gateway, fixture.member.key);
     const tools: Anthropic.Tool[] = ['get_weather', 'get_time'].map((name) => ({ name, input_schema: schema }));
     upstream.nextResponse({ type: 'answer', toolCalls: twoCalls });
     const prompt: Anthropic.MessageParam = { role: 'user', content: 'Weather and time in Oslo?' };
@@ -138,7 +139,7 @@ describe.each([chatOnly, k27])('two tool calls in one streamed answer of %s', (m
   });
 
   it('openai responses: two function_call items with their own output_index, and both outputs go back', async () => {
-    const client = new OpenAI({ apiKey: fixture.member.key, baseURL: gateway.baseURL, maxRetries: 0 });
+    const client = openaiClient(gateway, fixture.member.key);
     const tools: OpenAI.Responses.FunctionTool[] = ['get_weather', 'get_time'].map((name) => ({
       type: 'function',
       name,

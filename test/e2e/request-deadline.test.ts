@@ -5,6 +5,7 @@ import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createStreamGate, type FakeUpstream, type UpstreamBehaviour } from '../support/fake-upstream.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import { openaiClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 import { memberAfterSettlement, settledRecord } from '../support/usage-records.ts';
 
@@ -25,7 +26,7 @@ describe('the request deadline', () => {
   it('cuts a stream that outlives it, charges the reservation and releases the lease before the lease can expire', async () => {
     expect(gateway.host.services.config.leaseTtlMs).toBeGreaterThan(gateway.host.services.config.maxRequestMs);
     const { memberId, key } = await gateway.admin.createMemberWithKey({ dailyTokens: 100_000 });
-    const client = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
+    const client = openaiClient(gateway, key);
     upstream.nextResponse({
       type: 'answer',
       delayBetweenChunksMilliseconds: 200,
@@ -136,7 +137,7 @@ describe('the request deadline without the client`s help', () => {
   ])('answers 504 at the deadline when %s, and closes the upstream', async (_case, behaviour) => {
     const { memberId, key } = await gateway.admin.createMemberWithKey({ dailyTokens: 10_000_000 });
     upstream.nextResponse(behaviour);
-    const client = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
+    const client = openaiClient(gateway, key);
     const error = await client.chat.completions
       .create({ model: 'acme/slow', messages: [{ role: 'user', content: 'anyone?' }] })
       .catch((caught: unknown) => caught);

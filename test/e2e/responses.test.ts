@@ -3,6 +3,7 @@ import type { ResponseInputItem, ResponseStreamEvent } from 'openai/resources/re
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createStreamGate, type FakeUpstream } from '../support/fake-upstream.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import { openaiClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 import { allRecords, memberAfterSettlement, settledRecord } from '../support/usage-records.ts';
 
@@ -24,7 +25,7 @@ let key: string;
 beforeAll(() => {
   ({ upstream, gateway } = fixture);
   ({ memberId, key } = fixture.member);
-  client = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
+  client = openaiClient(gateway, key);
 });
 
 const weatherTool = {

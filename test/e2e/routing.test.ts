@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
 import { refusal } from '../support/openai-refusal.ts';
+import { openaiClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 import { settledRecord } from '../support/usage-records.ts';
 
@@ -37,7 +38,7 @@ beforeAll(async () => {
   ({ upstream, gateway } = fixture);
   await gateway.admin.call('POST', `/connections/${fixture.connectionIds[2]}/disable`);
   ({ key } = fixture.member);
-  client = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
+  client = openaiClient(gateway, key);
 });
 
 const messages = [{ role: 'user' as const, content: 'hi' }];

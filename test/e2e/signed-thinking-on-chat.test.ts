@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { thinkingSignature } from '../support/fake-upstream/signed-thinking.ts';
 import type { FakeUpstream } from '../support/fake-upstream.ts';
 import { alphaRoutes, useGatewayFixture } from '../support/gateway-fixture.ts';
+import { openaiClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 
 /**
@@ -18,7 +19,7 @@ let client: OpenAI;
 
 beforeAll(() => {
   ({ upstream, gateway } = fixture);
-  client = new OpenAI({ apiKey: fixture.member.key, baseURL: gateway.baseURL, maxRetries: 0 });
+  client = openaiClient(gateway, fixture.member.key);
 });
 
 const weatherTool = {
