@@ -62,6 +62,8 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
   }
   const { port } = server.address() as AddressInfo;
 
+  // Alerts a previous run recorded but did not deliver go out now.
+  services.alerts.deliverPending();
   const reaperIntervalMs = options.reaperIntervalMs ?? 60_000;
   // As the stack schedules it on AWS: the earlier layout's history carried in a pass at a time until complete, one
   // pass at a time, each as short as an admin request's, and awaited by `close` like any background work.
@@ -83,6 +85,9 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
       ? setInterval(() => {
           reapAllExpiredLeases(services).catch((error: unknown) => logger.error('reaper failed', { error }));
           migrationPass().catch((error: unknown) => logger.error('earlier records migration failed', { error }));
+          // Keys about to expire are announced (the notifier scans at most once an hour).
+          void services.alerts.scanExpiringKeys();
+          services.alerts.deliverPending();
         }, reaperIntervalMs)
       : undefined;
   reaper?.unref();
@@ -103,6 +108,8 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
         setTimeout(() => server.closeAllConnections(), 2_000).unref();
       });
       await Promise.allSettled([...services.background]);
+      // An alert delivery under way is stopped; what it had not delivered stays pending for the next start.
+      await services.alerts.close();
       // What settled last is still waiting in the rollup folder: into the rollups before the store closes.
       await services.rollupFolder.close();
       await local.close();

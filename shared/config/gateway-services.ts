@@ -1,5 +1,7 @@
 import { type HoldingsSource, memberRecordHoldings } from '../accounting/holdings-source.ts';
 import { createRollupFolder, type RollupFolder } from '../accounting/rollup-folder.ts';
+import { type AlertNotifier, createAlertNotifier } from '../alerts/alert-notifier.ts';
+import { webhookSink } from '../alerts/webhook-sink.ts';
 import type { Principal } from '../auth/principal.ts';
 import { TtlCache } from '../cache/ttl-cache.ts';
 import { logger } from '../observability/logger.ts';
@@ -24,6 +26,8 @@ export interface GatewayServices {
   holdings: HoldingsSource;
   /** Takes each settled request into the rollups off the request path: in process on one machine, the stream on AWS. */
   rollupFolder: RollupFolder;
+  /** Allowance and connection alerts: recorded off the answer's path, delivered by whoever the host configured. */
+  alerts: AlertNotifier;
   /** Work that outlives a response (settlement); hosts await it before an invocation or shutdown ends. */
   background: Set<Promise<unknown>>;
   now: () => Date;
@@ -40,7 +44,7 @@ export function createGatewayServices(
     (config.secretStore.kind === 'file'
       ? createFileSecretStore(config.secretStore.path)
       : createSecretsManagerStore({ region: config.region, cacheSeconds: Math.ceil(config.cacheTtlMs / 1000) }));
-  return {
+  const services: GatewayServices = {
     config,
     store,
     secrets,
@@ -49,6 +53,8 @@ export function createGatewayServices(
       connections: new TtlCache(Math.min(config.cacheTtlMs, 5_000)),
     },
     holdings: memberRecordHoldings,
+    // The clock is read through the services, so a clock a test sets later is the one alerts see.
+    alerts: overrides.alerts ?? alertNotifierFor(config, store, () => services.now()),
     rollupFolder:
       overrides.rollupFolder ??
       createRollupFolder({
@@ -60,6 +66,22 @@ export function createGatewayServices(
     now: () => new Date(),
     ...overrides,
   };
+  return services;
+}
+
+/** The alert notifier of a process: it delivers in process only to a webhook (one machine); EventBridge is the reaper's. */
+function alertNotifierFor(config: GatewayConfig, store: GatewayStore, now: () => Date): AlertNotifier {
+  const { alerts } = config;
+  return createAlertNotifier({
+    store,
+    now,
+    settings: {
+      thresholds: alerts.thresholds,
+      deliverable: alerts.webhook !== undefined || alerts.eventBridge !== undefined,
+      retry: alerts.retry,
+    },
+    sink: alerts.webhook && webhookSink({ ...alerts.webhook, attemptTimeoutMs: 10_000 }),
+  });
 }
 
 /** Settles in the background while keeping a handle, so a host can wait for it before it stops. */
