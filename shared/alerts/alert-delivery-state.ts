@@ -17,3 +17,10 @@ export interface StoredAlert {
   event: AlertEvent;
   delivery: AlertDelivery;
 }
+
+/** The delivery state of an alert just recorded: due at once when something delivers, else only listed. */
+export function firstDelivery(deliverable: boolean, now: Date): AlertDelivery {
+  return deliverable
+    ? { state: 'pending', attempts: 0, nextAttemptAt: now.toISOString(), lastError: null }
+    : { state: 'unsent' };
+}

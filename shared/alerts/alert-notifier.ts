@@ -1,9 +1,8 @@
 import { logger } from '../observability/logger.ts';
 import type { GatewayStore } from '../store/store-port.ts';
+import { firstDelivery } from './alert-delivery-state.ts';
 import { type AlertEvent, type AlertSubject, type AlertType, alertId } from './alert-event.ts';
-import type { AlertSink } from './alert-sink.ts';
 import { chargedTokens, reachedThresholds } from './allowance-thresholds.ts';
-import { deliverDueAlerts, firstDelivery, type RetryPolicy } from './deliver-alerts.ts';
 
 /** Keys expiring within this many days are announced, once per key and expiry day. */
 export const keyExpiryWarningDays = 7;
@@ -15,7 +14,6 @@ export interface AlertSettings {
   thresholds: readonly number[];
   /** Whether anything delivers recorded alerts (a webhook here, or EventBridge from the reaper on AWS). */
   deliverable: boolean;
-  retry: RetryPolicy;
 }
 
 /**
@@ -35,64 +33,22 @@ export interface AlertNotifier {
    * hour per process, the alert's id keeping each key to one announcement per expiry day across processes.
    */
   scanExpiringKeys(): Promise<number>;
-  /** Starts a delivery pass in this process, when it delivers (at start, and on the reaper's ticks). */
-  deliverPending(): void;
-  /** Stops in-process delivery (a host shutting down) once the attempt under way ends; pending alerts stay pending. */
-  close(): Promise<void>;
+  /** Calls `listener` after each alert this process records (an in-process deliverer: infra/local). */
+  onRecorded(listener: () => void): void;
 }
 
 export interface AlertNotifierOptions {
   store: GatewayStore;
   settings: AlertSettings;
   now: () => Date;
-  /** Delivers in this process, at once and on retry timers (one machine); absent where another process delivers. */
-  sink?: AlertSink | undefined;
 }
 
 export function createAlertNotifier(options: AlertNotifierOptions): AlertNotifier {
-  const { store, settings, now, sink } = options;
+  const { store, settings, now } = options;
   /** Per member, the day and how many thresholds this process saw reached: no store work until another is. */
   const reachedByMember = new Map<string, { day: string; reached: number }>();
-  const shutdown = new AbortController();
+  const recordedListeners = new Set<() => void>();
   let lastScanHour: string | undefined;
-  let delivering: Promise<void> | undefined;
-  let deliverAgain = false;
-  let retryTimer: NodeJS.Timeout | undefined;
-
-  /** One delivery pass at a time; a pass asked for while one runs runs right after it. */
-  function deliverSoon(): void {
-    if (!sink || shutdown.signal.aborted) return;
-    if (delivering) {
-      deliverAgain = true;
-      return;
-    }
-    delivering = (async () => {
-      do {
-        deliverAgain = false;
-        await runPass();
-      } while (deliverAgain && !shutdown.signal.aborted);
-    })().finally(() => {
-      delivering = undefined;
-    });
-  }
-
-  async function runPass(): Promise<void> {
-    if (!sink || shutdown.signal.aborted) return;
-    try {
-      await deliverDueAlerts(store.alerts, sink, { now, policy: settings.retry, signal: shutdown.signal });
-      // The next pass when the earliest retry falls due (no retry waits longer than the largest backoff).
-      const horizon = new Date(now().getTime() + settings.retry.maxBackoffMs).toISOString();
-      const [next] = await store.alerts.due(horizon, 1);
-      if (next?.delivery.state === 'pending' && !shutdown.signal.aborted) {
-        clearTimeout(retryTimer);
-        const wait = Math.max(10, Date.parse(next.delivery.nextAttemptAt) - now().getTime());
-        retryTimer = setTimeout(deliverSoon, wait);
-        retryTimer.unref();
-      }
-    } catch (error) {
-      logger.error('alert delivery pass failed', { error });
-    }
-  }
 
   async function raise(
     type: AlertType,
@@ -108,8 +64,8 @@ export function createAlertNotifier(options: AlertNotifierOptions): AlertNotifie
     };
     if (!(await store.alerts.record(event, firstDelivery(settings.deliverable, at)))) return false;
     logger.info('alert raised', { alertId: event.id, type, subject: event.subject, threshold: event.threshold });
-    // Not awaited: whoever raised the alert (a settlement, an admission) never waits for its delivery.
-    deliverSoon();
+    // A deliverer in this process is told; it never makes whoever raised the alert wait.
+    for (const listener of recordedListeners) listener();
     return true;
   }
 
@@ -198,12 +154,8 @@ export function createAlertNotifier(options: AlertNotifierOptions): AlertNotifie
       return announced;
     },
 
-    deliverPending: deliverSoon,
-
-    async close() {
-      shutdown.abort();
-      clearTimeout(retryTimer);
-      await delivering;
+    onRecorded(listener) {
+      recordedListeners.add(listener);
     },
   };
 }

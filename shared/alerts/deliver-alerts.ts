@@ -26,13 +26,6 @@ export interface DeliveryPass {
   failed: number;
 }
 
-/** The delivery state of an alert just recorded: due at once when something delivers, else only listed. */
-export function firstDelivery(deliverable: boolean, now: Date): AlertDelivery {
-  return deliverable
-    ? { state: 'pending', attempts: 0, nextAttemptAt: now.toISOString(), lastError: null }
-    : { state: 'unsent' };
-}
-
 /**
  * One pass of the outbox: every alert due by now is sent once; a failure is retried with exponential backoff until
  * the retry window closes. Never throws for a receiver's failure (each is logged and stored with the alert).

@@ -5,6 +5,8 @@ export interface EventBridgeTarget {
   /** `model-gateway.<stage>`: what an EventBridge rule matches the gateway's events by. */
   source: string;
   region: string;
+  /** Another endpoint than the region's (a VPC endpoint; a stand-in in tests). */
+  endpoint?: string | undefined;
 }
 
 /**
@@ -13,7 +15,10 @@ export interface EventBridgeTarget {
  */
 export async function eventBridgeSink(target: EventBridgeTarget): Promise<AlertSink> {
   const { EventBridgeClient, PutEventsCommand } = await import('@aws-sdk/client-eventbridge');
-  const client = new EventBridgeClient({ region: target.region });
+  const client = new EventBridgeClient({
+    region: target.region,
+    ...(target.endpoint === undefined ? {} : { endpoint: target.endpoint }),
+  });
   return {
     name: 'eventbridge',
     async send(event, signal) {

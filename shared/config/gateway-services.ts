@@ -1,7 +1,6 @@
 import { type HoldingsSource, memberRecordHoldings } from '../accounting/holdings-source.ts';
 import { createRollupFolder, type RollupFolder } from '../accounting/rollup-folder.ts';
 import { type AlertNotifier, createAlertNotifier } from '../alerts/alert-notifier.ts';
-import { webhookSink } from '../alerts/webhook-sink.ts';
 import type { Principal } from '../auth/principal.ts';
 import { TtlCache } from '../cache/ttl-cache.ts';
 import { logger } from '../observability/logger.ts';
@@ -69,7 +68,10 @@ export function createGatewayServices(
   return services;
 }
 
-/** The alert notifier of a process: it delivers in process only to a webhook (one machine); EventBridge is the reaper's. */
+/**
+ * The alert notifier of a process. It only records alerts: the local host adds a deliverer for a webhook
+ * (infra/local/gateway-host.ts), and on AWS the reaper puts the outbox on EventBridge.
+ */
 function alertNotifierFor(config: GatewayConfig, store: GatewayStore, now: () => Date): AlertNotifier {
   const { alerts } = config;
   return createAlertNotifier({
@@ -78,9 +80,7 @@ function alertNotifierFor(config: GatewayConfig, store: GatewayStore, now: () =>
     settings: {
       thresholds: alerts.thresholds,
       deliverable: alerts.webhook !== undefined || alerts.eventBridge !== undefined,
-      retry: alerts.retry,
     },
-    sink: alerts.webhook && webhookSink({ ...alerts.webhook, attemptTimeoutMs: 10_000 }),
   });
 }
 

@@ -105,17 +105,11 @@ describe.each(testEngineNames)('alert store on %s', (engineName) => {
       createAlertNotifier({
         store,
         now: () => new Date(at(30)),
-        settings: {
-          thresholds: [0.8, 1],
-          deliverable: true,
-          retry: { retryWindowMs: 60_000, firstBackoffMs: 10, maxBackoffMs: 100 },
-        },
-        sink,
+        settings: { thresholds: [0.8, 1], deliverable: true },
       }),
     );
     await chargeTheDay(member.id, 90);
     await Promise.all(instances.map((instance) => instance.settled({ memberId: member.id, day, dailyTokens: 100 })));
-    await Promise.all(instances.map((instance) => instance.close()));
     const signal = new AbortController().signal;
     await deliverDueAlerts(store.alerts, sink, {
       now: () => new Date(at(59)),
