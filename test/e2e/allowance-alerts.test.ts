@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { StoredAlert } from '../../shared/alerts/alert-delivery-state.ts';
 import { type ReceivedAlert, startWebhookReceiver, type WebhookReceiver } from '../alerts/webhook-receiver.ts';
+import { runInProcess } from '../cli/cli-harness.ts';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
 import { openaiClient } from '../support/sdk-clients.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
@@ -255,5 +256,29 @@ describe('other alerts', () => {
       expect(response.status).toBe(400);
       expect(((await response.json()) as { error: { code: string } }).error.code).toMatch(/^invalid_/);
     }
+  });
+});
+
+describe('alerts list (the admin CLI)', () => {
+  const cli = (argv: string[]) =>
+    runInProcess(argv, {
+      env: { GATEWAY_URL: gateway.url, GATEWAY_ADMIN_KEY: gateway.adminKey },
+      fetch: globalThis.fetch,
+    });
+
+  it('prints the recent alerts newest first, by type, with their delivery', async () => {
+    const listed = await cli(['alerts', 'list', '--type', 'allowance.threshold', '--limit', '3']);
+    expect(listed.code).toBe(0);
+    const lines = listed.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^RAISED\s+TYPE\s+DAY\s+DELIVERY\s+SUBJECT\s+DETAIL$/);
+    expect(lines.slice(1, 4).every((line) => line.includes('allowance.threshold') && line.includes('delivered'))).toBe(
+      true,
+    );
+    expect(listed.stdout).toMatch(/More: --cursor [0-9a-f]+/);
+    const json = await cli(['alerts', 'list', '--json']);
+    expect(JSON.parse(json.stdout).alerts.length).toBeGreaterThan(3);
+    const refused = await cli(['alerts', 'list', '--type', 'nonsense']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/--type expects one of/);
   });
 });
