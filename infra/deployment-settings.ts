@@ -18,6 +18,8 @@ export interface DeploymentSettings {
   readonly earlierRecords: EarlierRecordsTable;
   /** An AWS WAF web ACL with a rate limit per client IP on the distribution, or none. */
   readonly waf: { readonly requestsPerFiveMinutes: number } | undefined;
+  /** `--context alertEmail=…`: an SNS topic with this e-mail subscription gets alerts and alarms; none without it. */
+  readonly alertEmail: string | undefined;
   /** Where to deploy, when it must be known at synthesis (a web ACL's cross-region reference needs it). */
   readonly account: string | undefined;
   readonly region: string | undefined;
@@ -56,6 +58,7 @@ export function readDeploymentSettings(
           }),
         }
       : undefined,
+    alertEmail: readEmail(context('alertEmail')),
     account: readText(context('account')) ?? environment['CDK_DEFAULT_ACCOUNT'],
     region: readText(context('region')) ?? environment['CDK_DEFAULT_REGION'],
   };
@@ -112,4 +115,13 @@ function readSlot(value: unknown): OriginSecretSlot {
   const slot = originSecretSlots.find((candidate) => candidate === value);
   if (!slot) throw new Error(`context "originSecretSlot" must be ${originSecretSlots.join(' or ')}`);
   return slot;
+}
+
+function readEmail(value: unknown): string | undefined {
+  const text = readText(value);
+  if (text === undefined) return undefined;
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text)) {
+    throw new Error(`context "alertEmail" must be an e-mail address, got ${JSON.stringify(value)}`);
+  }
+  return text;
 }

@@ -94,6 +94,15 @@ export async function admitRequest(services: GatewayServices, request: Admission
             durationMs: stopwatch.elapsedMs(),
           });
         })
+        // Only the settlement that closed the request looks at the member's day; a check that fails is logged.
+        .then((settledHere) => {
+          if (!settledHere) return;
+          return services.alerts.settled({
+            memberId: record.memberId,
+            day: record.day,
+            dailyTokens: request.principal.member.policy.dailyTokens,
+          });
+        })
         // Before the lease was released the reaper settles it when the lease expires; after, the record stays
         // running (README: what settlement's ordered writes cannot promise).
         .then(

@@ -11,7 +11,7 @@ import { assertFitsContextWindow } from '../catalog/context-window.ts';
 import { assertMediaTaken } from '../catalog/input-modalities.ts';
 import { modelLimitsOn } from '../catalog/model-limits.ts';
 import { type RequestDeadline, startRequestDeadline } from '../clock/monotonic-deadline.ts';
-import type { GatewayServices } from '../config/gateway-services.ts';
+import { type GatewayServices, trackBackground } from '../config/gateway-services.ts';
 import { GatewayError } from '../http/gateway-error.ts';
 import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
 import { type JsonResponse, lastResortFailure, renderFailure } from '../http/render-error.ts';
@@ -218,6 +218,12 @@ async function answerAdmitted(
   });
 
   const upstreamStatus = call.response.status;
+  if (upstreamStatus === 401 || upstreamStatus === 403) {
+    // The provider refused the connection's stored credential: revoked, expired or mistyped. Raised beside the
+    // answer, never before it.
+    const { connectionId, provider } = prepared.admission.describes;
+    trackBackground(services, services.alerts.credentialRefused({ connectionId, provider, status: upstreamStatus }));
+  }
   const contentType = call.response.headers.get('content-type') ?? 'application/json';
   if (stream && upstreamStatus < 400 && contentType.includes('text/event-stream') && call.response.body) {
     const relay = relayEventStream({
