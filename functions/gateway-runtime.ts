@@ -1,6 +1,7 @@
 import { foldedByTheStream } from '../shared/accounting/rollup-folder.ts';
 import { type GatewayConfig, parseGatewayConfig } from '../shared/config/gateway-config.ts';
 import { createGatewayServices, type GatewayServices } from '../shared/config/gateway-services.ts';
+import { loadTelemetry, type TelemetryModule } from '../shared/observability/load-telemetry.ts';
 import type { GatewayStore } from '../shared/store/store-port.ts';
 
 /** How a function opens its store: always the DynamoDB engine (SQLite is never bundled into a function). */
@@ -20,4 +21,22 @@ export function servicesFromEnvironment(openStore: OpenStore): GatewayServices {
     processServices = createGatewayServices(config, openStore(config), { rollupFolder: foldedByTheStream });
   }
   return processServices;
+}
+
+/**
+ * Where a function finds the OpenTelemetry module: a file built beside its entry (infra/telemetry-bundle.ts), named
+ * through a variable so the entry's own bundle does not take it in. Loaded only when telemetry is configured.
+ */
+const telemetryModuleFile = './otel-telemetry.mjs';
+let telemetryLoaded: Promise<void> | undefined;
+
+/** Loads the process's telemetry once, before its first answer (a no-op when telemetry is off). */
+export function telemetryReady(services: GatewayServices): Promise<void> {
+  telemetryLoaded ??= loadTelemetry(
+    services.config.telemetry,
+    () => import(new URL(telemetryModuleFile, import.meta.url).href) as Promise<TelemetryModule>,
+  ).then((telemetry) => {
+    services.telemetry = telemetry;
+  });
+  return telemetryLoaded;
 }
