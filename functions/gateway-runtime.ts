@@ -27,7 +27,7 @@ export function servicesFromEnvironment(openStore: OpenStore): GatewayServices {
  * Where a function finds the OpenTelemetry module: a file built beside its entry (infra/telemetry-bundle.ts), named
  * through a variable so the entry's own bundle does not take it in. Loaded only when telemetry is configured.
  */
-const telemetryModuleFile = './otel-telemetry.mjs';
+const telemetryModuleFile = './otel-telemetry.mjs'; // infra/telemetry-bundle.ts builds it
 let telemetryLoaded: Promise<void> | undefined;
 
 /** Loads the process's telemetry once, before its first answer (a no-op when telemetry is off). */

@@ -9,6 +9,7 @@ import { Construct } from 'constructs';
 import type { DynamoAction, SecretAction } from './function-permissions.ts';
 import { lambdaBundling } from './lambda-bundling.ts';
 import { nagAccount, nagRegion } from './nag-acknowledgements.ts';
+import { telemetryBundleCommands } from './telemetry-bundle.ts';
 
 export interface GatewayFunctionProps {
   /** Absolute path of the entry file; it exports `handler`. */
@@ -64,6 +65,18 @@ export class GatewayFunction extends Construct {
         // OutputFormat's values are esbuild's format names.
         format: lambdaBundling.format as OutputFormat,
         mainFields: [...lambdaBundling.mainFields],
+        // Functions that answer HTTP trace their requests when the stage configures OpenTelemetry: its module is
+        // built beside the entry, not into it (infra/telemetry-bundle.ts).
+        ...(props.functionUrl
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (_inputDirectory: string, outputDirectory: string) =>
+                  telemetryBundleCommands(props.projectRoot, outputDirectory),
+              },
+            }
+          : {}),
       },
     });
 
