@@ -126,6 +126,28 @@ export class GatewayFunction extends Construct {
     });
   }
 
+  /**
+   * Reads one secret the team creates by name (the OpenTelemetry collector's headers): its ARN ends in the six
+   * random characters Secrets Manager appends, which `-??????` matches and nothing longer does.
+   */
+  grantSecretRead(name: string): void {
+    const resource = Stack.of(this).formatArn({
+      service: 'secretsmanager',
+      resource: 'secret',
+      resourceName: `${name}-??????`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    this.function.addToRolePolicy(
+      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [resource] }),
+    );
+    Validations.of(this).acknowledge({
+      id:
+        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:${nagRegion(Stack.of(this))}:` +
+        `${nagAccount(Stack.of(this))}:secret:${name}-??????]`,
+      reason: 'The six characters Secrets Manager appends to a secret ARN; the name itself is exact.',
+    });
+  }
+
   /** cdk-nag's AwsSolutions-IAM5 flags the secret prefix; see `secretsUnder` for why it must be a wildcard. */
   private acknowledgeSecretWildcard(namePrefix: string): void {
     Validations.of(this).acknowledge({

@@ -43,6 +43,12 @@ const telemetryEnvironment = z.object({
    * provider has no business with the team's trace ids.
    */
   GATEWAY_OTEL_PROPAGATE_UPSTREAM: z._default(z.enum(['true', 'false']), 'false'),
+  /**
+   * On AWS: the Secrets Manager secret holding the collector's headers (`key=value,…`, as
+   * OTEL_EXPORTER_OTLP_HEADERS), read once at a function's first request, so an API key never sits in the
+   * function's environment.
+   */
+  GATEWAY_OTEL_HEADERS_SECRET: z.optional(z.string().check(z.minLength(1))),
 });
 
 export interface OtlpTarget {
@@ -59,10 +65,12 @@ export interface TelemetrySettings {
   sampler: { name: SamplerName; ratio: number };
   metricExportIntervalMs: number;
   propagateUpstream: boolean;
+  /** Where more headers for both signals are kept (AWS); read by the host before telemetry starts. */
+  headersSecret?: string | undefined;
 }
 
 /** `key=value,key2=value2` with percent-encoded values (the OTLP headers and resource attributes format). */
-function keyValueList(text: string | undefined, variable: string): Record<string, string> {
+export function keyValueList(text: string | undefined, variable: string): Record<string, string> {
   const pairs: Record<string, string> = {};
   for (const item of (text ?? '').split(',')) {
     if (item.trim() === '') continue;
@@ -133,5 +141,13 @@ export function parseTelemetrySettings(environment: Record<string, string | unde
     sampler: { name: env.OTEL_TRACES_SAMPLER, ratio: env.OTEL_TRACES_SAMPLER_ARG ?? 1 },
     metricExportIntervalMs: env.OTEL_METRIC_EXPORT_INTERVAL,
     propagateUpstream: env.GATEWAY_OTEL_PROPAGATE_UPSTREAM === 'true',
+    headersSecret: env.GATEWAY_OTEL_HEADERS_SECRET,
   };
+}
+
+/** The settings with the collector headers kept in a secret added to both signals' own. */
+export function withSecretHeaders(settings: TelemetrySettings, secretValue: string): TelemetrySettings {
+  const headers = keyValueList(secretValue.trim(), 'the OpenTelemetry headers secret');
+  const add = (target: OtlpTarget | undefined) => target && { ...target, headers: { ...target.headers, ...headers } };
+  return { ...settings, traces: add(settings.traces), metrics: add(settings.metrics) };
 }
