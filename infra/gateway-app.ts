@@ -50,6 +50,7 @@ export function defineGatewayStacks(
     originSecretSlot: settings.originSecretSlot,
     earlierRecords: settings.earlierRecords,
     alertEmail: settings.alertEmail,
+    telemetry: settings.telemetry,
     ...(edge ? { webAclArn: edge.webAcl.attrArn } : {}),
     staticSiteSources,
     description: `Model gateway, stage ${settings.stage}`,

@@ -24,7 +24,7 @@ import {
 } from '../shared/store/table-definitions.ts';
 import { AlertDelivery, alertEventBus, alertEventSource, grantAlertEvents } from './alert-delivery.ts';
 import { cloudFrontPathPatterns } from './cloudfront-path-patterns.ts';
-import type { EarlierRecordsTable } from './deployment-settings.ts';
+import type { DeploymentSettings, EarlierRecordsTable } from './deployment-settings.ts';
 import { type DynamoAction, functionPermissions } from './function-permissions.ts';
 import {
   type FunctionAccess,
@@ -65,6 +65,8 @@ export interface GatewayStackProps extends StackProps {
   readonly webAclArn?: string;
   /** Who is e-mailed the stage's alerts and alarms; nobody without it (the alerts still go to EventBridge). */
   readonly alertEmail?: string | undefined;
+  /** OpenTelemetry export (deployment-settings.ts); off without it. */
+  readonly telemetry?: DeploymentSettings['telemetry'];
 }
 
 /** The headers each static build is served with, the same ones the local host sends. */
@@ -124,6 +126,12 @@ export class GatewayStack extends Stack {
       GATEWAY_ALERT_EVENT_SOURCE: alertEventSource(props.stage),
     };
     for (const [name, table] of tables) environment[tableEnvironmentVariable(name)] = table.tableName;
+    const telemetryHeadersSecret = `${secretPrefix}/otel-headers`;
+    if (props.telemetry) {
+      environment['OTEL_EXPORTER_OTLP_ENDPOINT'] = props.telemetry.endpoint;
+      environment['OTEL_EXPORTER_OTLP_PROTOCOL'] = props.telemetry.protocol;
+      if (props.telemetry.headersSecret) environment['GATEWAY_OTEL_HEADERS_SECRET'] = telemetryHeadersSecret;
+    }
     const originSecrets = new OriginSecrets(this, 'OriginSecret', { activeSlot: props.originSecretSlot });
     environment['GATEWAY_ORIGIN_SECRET_IDS'] = originSecrets.secretIds().join(',');
     if (props.upstreamPrefixes) environment['GATEWAY_UPSTREAM_PREFIXES'] = props.upstreamPrefixes.join(',');
@@ -143,6 +151,8 @@ export class GatewayStack extends Stack {
         logRemovalPolicy: props.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       });
       grantAccess(gatewayFunction, profile.access, tables, secretPrefix, originSecrets);
+      // Functions that answer HTTP trace their requests, and read the collector's headers from their one secret.
+      if (functionUrl && props.telemetry?.headersSecret) gatewayFunction.grantSecretRead(telemetryHeadersSecret);
       return gatewayFunction;
     };
 

@@ -8,6 +8,7 @@ import { startAlertDeliveryLoop } from '../../shared/alerts/alert-delivery-loop.
 import { webhookSink } from '../../shared/alerts/webhook-sink.ts';
 import { parseGatewayConfig } from '../../shared/config/gateway-config.ts';
 import { createGatewayServices, type GatewayServices, trackBackground } from '../../shared/config/gateway-services.ts';
+import { loadTelemetry } from '../../shared/observability/load-telemetry.ts';
 import { logger } from '../../shared/observability/logger.ts';
 import { migrateEarlierRecords, migrationBudgetMs } from '../../shared/usage/migrate-earlier-records.ts';
 import { loadLocalFunctions } from './local-functions.ts';
@@ -52,6 +53,11 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
   });
   const local = await openLocalStore(config, dataDir);
   const services = createGatewayServices(config, local.store);
+  // OpenTelemetry only when configured: otherwise the module is never loaded.
+  services.telemetry = await loadTelemetry(
+    config.telemetry,
+    () => import('../../shared/observability/otel/otel-telemetry.ts'),
+  );
   let server: Server;
   let bootstrap: Awaited<ReturnType<typeof bootstrapAdministrator>>;
   try {
@@ -126,6 +132,7 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
       await alertDelivery?.close();
       // What settled last is still waiting in the rollup folder: into the rollups before the store closes.
       await services.rollupFolder.close();
+      await services.telemetry?.shutdown();
       await local.close();
     },
   };

@@ -1,5 +1,6 @@
 import { storeEngineNames } from '../store/store-port.ts';
 import * as z from '../validation/zod.ts';
+import { parseTelemetrySettings, type TelemetrySettings } from './telemetry-config.ts';
 
 const commaList = z.pipe(
   z.string(),
@@ -112,7 +113,7 @@ const environmentSchema = z.object({
   GATEWAY_METRICS_NAMESPACE: z.optional(z.string().check(z.minLength(1))),
 });
 
-export type GatewayConfig = ReturnType<typeof toConfig>;
+export type GatewayConfig = ReturnType<typeof toConfig> & { telemetry: TelemetrySettings | undefined };
 
 function toConfig(env: z.infer<typeof environmentSchema>) {
   if (!env.GATEWAY_UPSTREAM_PREFIXES.includes('lb')) {
@@ -197,5 +198,5 @@ export function parseGatewayConfig(environment: Record<string, string | undefine
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
     throw new Error(`invalid gateway configuration: ${problems}`);
   }
-  return toConfig(parsed.data);
+  return { ...toConfig(parsed.data), telemetry: parseTelemetrySettings(environment) };
 }

@@ -4,6 +4,7 @@ import { type AlertNotifier, createAlertNotifier } from '../alerts/alert-notifie
 import type { Principal } from '../auth/principal.ts';
 import { TtlCache } from '../cache/ttl-cache.ts';
 import { logger } from '../observability/logger.ts';
+import type { TelemetryPort } from '../observability/request-trace.ts';
 import { createFileSecretStore } from '../secrets/file-secret-store.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
 import { createSecretsManagerStore } from '../secrets/secrets-manager-store.ts';
@@ -27,6 +28,8 @@ export interface GatewayServices {
   rollupFolder: RollupFolder;
   /** Allowance and connection alerts: recorded off the answer's path, delivered by whoever the host configured. */
   alerts: AlertNotifier;
+  /** OpenTelemetry traces and metrics, when configured (shared/observability/request-trace.ts); else undefined. */
+  telemetry?: TelemetryPort | undefined;
   /** Work that outlives a response (settlement); hosts await it before an invocation or shutdown ends. */
   background: Set<Promise<unknown>>;
   now: () => Date;
