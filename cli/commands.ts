@@ -1,5 +1,6 @@
 import * as z from '../shared/validation/zod.ts';
 import { connectionSchema, connectionTestSchema, issuedKeySchema, keySchema, memberSchema } from './admin-views.ts';
+import { alertCommands } from './alert-commands.ts';
 import { UsageError } from './cli-errors.ts';
 import { type Command, defineCommand } from './command-definition.ts';
 import {
@@ -417,4 +418,5 @@ export const commandTable: readonly Command[] = [
     progress: renderMigration,
     render: renderMigration,
   }),
+  ...alertCommands,
 ];
