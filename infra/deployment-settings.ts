@@ -1,7 +1,7 @@
 import { type OriginSecretSlot, originSecretSlots } from './origin-secrets.ts';
 import { stagePattern } from './stack-outputs.ts';
 
-/** What `--context name=value` (or cdk.json) may set for a deployment; see the README's deploy section. */
+/** What `--context name=value` (or cdk.json) may set for a deployment; see docs/deploy-aws.md. */
 export interface DeploymentSettings {
   readonly stage: string;
   readonly production: boolean;
@@ -13,7 +13,7 @@ export interface DeploymentSettings {
   /**
    * The earlier DynamoDB layout's records table: `kept` in the stack (the default) until the migration of its
    * records reports complete, then `retired`: removed from the stack, which leaves the table itself in place
-   * (it is retained) for the team to delete (README, "Upgrading a stage deployed with the earlier layout").
+   * (it is retained) for the team to delete (docs/store.md, "Upgrading a stage deployed with the earlier layout").
    */
   readonly earlierRecords: EarlierRecordsTable;
   /** An AWS WAF web ACL with a rate limit per client IP on the distribution, or none. */

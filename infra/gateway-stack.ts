@@ -257,7 +257,7 @@ export class GatewayStack extends Stack {
       if (site.route.build !== 'usage-page') continue;
       new CfnOutput(this, stackOutputKeys.usagePageUrl, { value: `${gatewayUrl}${site.route.path}` });
     }
-    // Where rotation puts a new origin secret (README, "Rotating the origin secret"): ARNs, never the values.
+    // Where rotation puts a new origin secret (docs/deploy-aws.md, "Rotating the origin secret"): ARNs, never the values.
     for (const slot of originSecretSlots) {
       new CfnOutput(this, `OriginSecretSlot${slot.toUpperCase()}Arn`, { value: originSecrets.secrets[slot].secretArn });
     }

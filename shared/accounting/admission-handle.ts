@@ -114,7 +114,7 @@ export async function admitRequest(services: GatewayServices, request: Admission
           });
         })
         // Before the lease was released the reaper settles it when the lease expires; after, the record stays
-        // running (README: what settlement's ordered writes cannot promise).
+        // running (docs/accounting.md: what settlement's ordered writes cannot promise).
         .then(
           () => undefined,
           (error: unknown) => logger.error('settlement failed', { requestId, error }),
