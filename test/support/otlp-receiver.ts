@@ -49,17 +49,17 @@ type AnyValue = {
 };
 type KeyValue = { key: string; value: AnyValue };
 
-function valueOf(value: AnyValue): unknown {
+function plainValueOf(value: AnyValue): unknown {
   if (value.stringValue !== undefined) return value.stringValue;
   if (value.intValue !== undefined) return Number(value.intValue);
   if (value.doubleValue !== undefined) return value.doubleValue;
   if (value.boolValue !== undefined) return value.boolValue;
-  if (value.arrayValue) return (value.arrayValue.values ?? []).map(valueOf);
+  if (value.arrayValue) return (value.arrayValue.values ?? []).map(plainValueOf);
   return undefined;
 }
 
 const attributesOf = (list: KeyValue[] | undefined) =>
-  Object.fromEntries((list ?? []).map((attribute) => [attribute.key, valueOf(attribute.value)]));
+  Object.fromEntries((list ?? []).map((attribute) => [attribute.key, plainValueOf(attribute.value)]));
 
 /**
  * An OTLP/HTTP receiver on a loopback port, as a collector would run it: it accepts `/v1/traces` and `/v1/metrics`
