@@ -5,6 +5,7 @@ import type { ClientChunk, RelayedEvent } from '../streams/relayed-event.ts';
 import type { ClientWireFormat, StreamFraming, WireRequest } from '../wires/client-wire-format.ts';
 import type { UpstreamWireFormat } from '../wires/upstream-wire-format.ts';
 import type { ClientWire, UpstreamWire } from '../wires/wire-names.ts';
+import { chatToConverseHop } from './chat-to-converse/chat-to-converse-hop.ts';
 import { chatToMessagesHop } from './chat-to-messages/chat-to-messages-hop.ts';
 import { framedPassThroughStream, passThroughStream, translatedStream } from './client-stream.ts';
 import { messagesToChatHop } from './messages-to-chat/messages-to-chat-hop.ts';
@@ -30,6 +31,8 @@ function hopImplementation(name: TranslationHopName): AnyHop {
       return chatToMessagesHop;
     case 'messages-to-chat':
       return messagesToChatHop;
+    case 'chat-to-converse':
+      return chatToConverseHop;
     default: {
       const unknownHop: never = name;
       throw new Error(`unknown translation hop ${String(unknownHop)}`);
