@@ -19,6 +19,7 @@ import type { RouteMatch } from '../http/route-table.ts';
 import { type UpstreamNetwork, upstreamNetworkFor } from '../net/upstream-address.ts';
 import { logger } from '../observability/logger.ts';
 import { newId } from '../store/ids.ts';
+import { AdmissionRefusedError } from '../store/store-errors.ts';
 import { translateRequest, type WireTranslation } from '../translation/wire-translation.ts';
 import type { ClientWireFormat, StreamFraming, WireRequest } from '../wires/client-wire-format.ts';
 import { parseJson } from '../wires/parse-json.ts';
@@ -48,8 +49,17 @@ export async function handleInference<Request extends WireRequest, ClientEvent, 
   const framing = clientWire.streamFraming?.({ innerPath: route.innerPath, query: request.query });
   let admitted: AdmissionHandle | undefined;
   try {
-    const prepared = await prepareRequest(services, request, route, clientWire, framing);
-    admitted = await admitRequest(services, { ...prepared.admission, deadline });
+    let prepared = await prepareRequest(services, request, route, clientWire, framing, { admittedAfter: true });
+    try {
+      admitted = await admitRequest(services, { ...prepared.admission, deadline });
+    } catch (error) {
+      if (!(error instanceof AdmissionRefusedError && error.refusal.reason === 'policy_changed')) throw error;
+      // An administrator changed the member's or key's policy since the cached principal was read (perhaps on
+      // another instance): read it again, consistently, and authorize and admit once more under the new policy.
+      services.caches.principals.clear();
+      prepared = await prepareRequest(services, request, route, clientWire, framing, { admittedAfter: false });
+      admitted = await admitRequest(services, { ...prepared.admission, deadline });
+    }
     const answer = await answerAdmitted(services, request, prepared, deadline, framing);
     return {
       ...answer.response,
@@ -115,11 +125,17 @@ async function prepareRequest<Request extends WireRequest, ClientEvent, Upstream
   route: RouteMatch,
   clientWire: ClientWireFormat<Request, ClientEvent, UpstreamEvent>,
   framing: StreamFraming | undefined,
+  /** Whether the principal may come from the cache (admission's condition re-checks it), see authenticate. */
+  options: { admittedAfter: boolean },
 ): Promise<PreparedRequest> {
   const { config } = services;
-  const { principal, clientRequest, address, routed } = await readAndRoute(services, request, route, clientWire, {
-    admittedAfter: true,
-  });
+  const { principal, clientRequest, address, routed } = await readAndRoute(
+    services,
+    request,
+    route,
+    clientWire,
+    options,
+  );
   const { model, connection } = routed;
   assertMediaTaken(model, connection, clientWire.mediaParts(clientRequest));
   if (principal.member.policy.dailyTokens !== undefined) {

@@ -1,11 +1,15 @@
 import type { Deadline } from '../clock/monotonic-deadline.ts';
 import type { AdmissionRequest, AdmissionResult, ExpiredLease } from './admission.ts';
+import type { AuditEntry, AuditPage, AuditQuery } from './audit-entries.ts';
 import type {
+  ConnectionChanges,
   ConnectionItem,
   ConnectionView,
+  KeyChanges,
   KeyRecord,
   KeyView,
   MemberAccount,
+  MemberChanges,
   MemberProfile,
   MemberStatus,
   NewKey,
@@ -41,6 +45,7 @@ export interface GatewayStore {
   readonly rollups: RollupStore;
   readonly legacyUsage: LegacyUsageStore;
   readonly earlierRecords: EarlierRecordsStore;
+  readonly audit: AuditStore;
   /** Releases what the engine holds (connections, file handles); the store is unusable afterwards. */
   close(): Promise<void>;
 }
@@ -65,6 +70,12 @@ export interface MemberStore {
   list(): Promise<MemberProfile[]>;
   /** Takes effect on the very next admission. Raises `StoreNotFoundError('member')`. */
   setStatus(id: string, status: MemberStatus): Promise<MemberProfile>;
+  /**
+   * ONE conditional write: applies `changes` only if the member is still at `expectedVersion`, and bumps it.
+   * A policy change takes effect on the very next admission (`MemberAccount.policyFloors`). Raises
+   * `StoreNotFoundError('member')` and `VersionConflictError` carrying the member as now stored.
+   */
+  update(id: string, expectedVersion: number, changes: MemberChanges): Promise<MemberProfile>;
   /**
    * Records a holder wallet's holdings, creating the wallet's member on first use and keeping its counters after.
    * Raises `StoreNotFoundError('member')` when the wallet's id belongs to a team member.
@@ -95,6 +106,11 @@ export interface KeyStore {
    * `fromGeneration` (another rotation got there first: two callers never both get a secret).
    */
   rotate(id: string, secret: StoredSecret, fromGeneration: number, now: Date): Promise<KeyRecord>;
+  /**
+   * ONE conditional write on the key's version, as `MemberStore.update`; a change of policy or expiry takes effect
+   * on the very next admission. Raises `StoreNotFoundError('key')` and `VersionConflictError` with the key.
+   */
+  update(id: string, expectedVersion: number, changes: KeyChanges): Promise<KeyView>;
 }
 
 export interface ConnectionStore {
@@ -102,8 +118,14 @@ export interface ConnectionStore {
   create(connection: ConnectionItem): Promise<void>;
   /** Every connection, oldest first. */
   list(): Promise<ConnectionItem[]>;
+  get(id: string): Promise<ConnectionItem | undefined>;
   /** Raises `StoreNotFoundError('connection')`. */
   setEnabled(id: string, enabled: boolean): Promise<ConnectionView>;
+  /**
+   * ONE conditional write on the connection's version. Raises `StoreNotFoundError('connection')` and
+   * `VersionConflictError` carrying the connection as now stored (as a view: never its secret's name).
+   */
+  update(id: string, expectedVersion: number, changes: ConnectionChanges): Promise<ConnectionItem>;
 }
 
 /** What one settlement did. */
@@ -287,4 +309,12 @@ export interface EarlierRecordsStore {
    * it is complete or waiting.
    */
   migrate(options: EarlierRecordsMigrationOptions): Promise<EarlierRecordsMigration>;
+}
+
+/** The audit log of administrative changes (shared/admin/audit-log.ts writes it). */
+export interface AuditStore {
+  /** Stores one entry; writing the same entry twice (a retry) stores it once. */
+  append(entry: AuditEntry): Promise<void>;
+  /** Newest first, filtered by actor, action and target (all that are given must match). */
+  list(query: AuditQuery): Promise<AuditPage>;
 }

@@ -77,6 +77,12 @@ async function tryAdmit(tables: DynamoTables, request: AdmissionRequest): Promis
   const removals = ['#w.#minute2', '#w.#minute3', '#t.#oldDay'];
   const conditions: string[] = [conditionFragments.memberActive, conditionFragments.keyCurrent];
   const { limits } = request;
+  if (request.policyVersions) {
+    Object.assign(names, { '#pv': 'pv', '#kv': 'kv' });
+    values[':memberVersion'] = request.policyVersions.member;
+    values[':keyVersion'] = request.policyVersions.key;
+    conditions.push(conditionFragments.memberPolicyCurrent, conditionFragments.keyPolicyCurrent);
+  }
   if (limits.dailyTokens !== undefined) {
     values[':dailyBound'] = limits.dailyTokens - request.reserve;
     conditions.push(conditionFragments.tokensWithinAllowance);

@@ -28,6 +28,7 @@ export function createRequestPathDynamoStore(options: DynamoStoreOptions): Dynam
       create: notOnTheRequestPath('members.create'),
       list: notOnTheRequestPath('members.list'),
       setStatus: notOnTheRequestPath('members.setStatus'),
+      update: notOnTheRequestPath('members.update'),
       setHoldings: notOnTheRequestPath('members.setHoldings'),
       firstAdministrator: notOnTheRequestPath('members.firstAdministrator'),
       recordFirstAdministrator: notOnTheRequestPath('members.recordFirstAdministrator'),
@@ -39,11 +40,14 @@ export function createRequestPathDynamoStore(options: DynamoStoreOptions): Dynam
       list: notOnTheRequestPath('keys.list'),
       revoke: notOnTheRequestPath('keys.revoke'),
       rotate: notOnTheRequestPath('keys.rotate'),
+      update: notOnTheRequestPath('keys.update'),
     },
     connections: {
       list: () => listConnections(tables),
       create: notOnTheRequestPath('connections.create'),
       setEnabled: notOnTheRequestPath('connections.setEnabled'),
+      get: notOnTheRequestPath('connections.get'),
+      update: notOnTheRequestPath('connections.update'),
     },
     admission: dynamoAdmission(tables),
     records: {
@@ -65,6 +69,10 @@ export function createRequestPathDynamoStore(options: DynamoStoreOptions): Dynam
     earlierRecords: {
       progress: notOnTheRequestPath('earlierRecords.progress'),
       migrate: notOnTheRequestPath('earlierRecords.migrate'),
+    },
+    audit: {
+      append: notOnTheRequestPath('audit.append'),
+      list: notOnTheRequestPath('audit.list'),
     },
     close: async () => client.destroy(),
   };

@@ -36,6 +36,8 @@ const countersSql = `
     (SELECT status FROM members WHERE id = @memberId) AS memberStatus,
     (SELECT state FROM keys WHERE id = @keyId AND member_id = @memberId) AS keyState,
     (SELECT generation FROM keys WHERE id = @keyId AND member_id = @memberId) AS keyGeneration,
+    (SELECT version FROM members WHERE id = @memberId) AS memberVersion,
+    (SELECT version FROM keys WHERE id = @keyId AND member_id = @memberId) AS keyVersion,
     (SELECT tokens FROM token_days WHERE member_id = @memberId AND day = @day) AS tokensToday,
     (SELECT requests FROM member_minutes WHERE member_id = @memberId AND minute = @minute) AS memberMinute,
     (SELECT requests FROM key_minutes WHERE key_id = @keyId AND minute = @minute) AS keyMinute,
@@ -47,6 +49,8 @@ interface CountersRow {
   memberStatus: AdmissionCounters['memberStatus'] | null;
   keyState: KeyAdmissionState['state'] | null;
   keyGeneration: number | null;
+  memberVersion: number | null;
+  keyVersion: number | null;
   tokensToday: number | null;
   memberMinute: number | null;
   keyMinute: number | null;
@@ -68,6 +72,8 @@ function toCounters(row: CountersRow): AdmissionCounters {
     memberLeases: row.memberLeases,
     keyLeases: row.keyLeases,
     holderRequestsToday: row.holderToday ?? 0,
+    // One writer, one transaction: the floor is the stored version itself.
+    policyFloor: { member: row.memberVersion ?? 0, key: row.keyVersion ?? 0 },
   };
 }
 
