@@ -32,6 +32,7 @@ import { auditActorOf, recordAudit } from './audit-log.ts';
 import { auditRoutes } from './audit-routes.ts';
 import { storedModelDeclarations } from './connection-models.ts';
 import { readLegacyUsageRecord } from './legacy-usage-record.ts';
+import { listRoutes } from './list-routes.ts';
 import { testConnection } from './test-connection.ts';
 import { updateRoutes } from './update-routes.ts';
 
@@ -45,12 +46,6 @@ const adminRoutes: AdminRoute[] = [
       const member = await services.store.members.create(body, services.now());
       return { status: 201, body: { member }, audit: created('member.create', 'member', member.id, member) };
     },
-  },
-  {
-    method: 'GET',
-    pattern: '/members',
-    audience: 'admin',
-    action: async ({ services }) => ({ status: 200, body: { members: await services.store.members.list() } }),
   },
   ...(['disable', 'enable', 'suspend'] as const).map(
     (verb): AdminRoute => ({
@@ -84,17 +79,6 @@ const adminRoutes: AdminRoute[] = [
         services.now(),
       );
       return { status: 201, body: issued, audit: created('key.create', 'key', issued.id, issued) };
-    },
-  },
-  {
-    method: 'GET',
-    pattern: '/keys',
-    audience: 'admin',
-    async action({ services, request }) {
-      return {
-        status: 200,
-        body: { keys: await services.store.keys.list(request.query.get('memberId') ?? undefined) },
-      };
     },
   },
   {
@@ -209,15 +193,6 @@ const adminRoutes: AdminRoute[] = [
     },
   },
   {
-    method: 'GET',
-    pattern: '/connections',
-    audience: 'admin',
-    action: async ({ services }) => ({
-      status: 200,
-      body: { connections: (await services.store.connections.list()).map(toConnectionView) },
-    }),
-  },
-  {
     method: 'POST',
     pattern: '/connections/:id/test',
     audience: 'admin',
@@ -300,6 +275,7 @@ const adminRoutes: AdminRoute[] = [
       body: await migrateEarlierRecords(services, migrationBudgetMs.adminRequest),
     }),
   },
+  ...listRoutes,
   ...updateRoutes,
   ...auditRoutes,
 ];

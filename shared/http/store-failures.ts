@@ -2,6 +2,7 @@ import type { AdmissionRefusal } from '../store/admission.ts';
 import {
   AdmissionRefusedError,
   StoreConflictError,
+  StoreCursorError,
   type StoreError,
   StoreNotFoundError,
   StoreUnavailableError,
@@ -89,6 +90,7 @@ export function storeFailureAnswer(error: StoreError): FailureAnswer {
       ? { status: 409, code: 'already_exists', message: error.message }
       : { status: 400, code: error.reason, message: error.message };
   }
+  if (error instanceof StoreCursorError) return { status: 400, code: 'invalid_cursor', message: error.message };
   if (error instanceof VersionConflictError) {
     return { status: 409, code: 'version_conflict', message: error.message };
   }

@@ -53,6 +53,14 @@ export class VersionConflictError<Current = unknown> extends StoreError {
   }
 }
 
+/** A page's `after` position is not one this engine gave (a forged or another list's cursor). */
+export class StoreCursorError extends StoreError {
+  constructor() {
+    super('The cursor is not one this list gave.');
+    this.name = 'StoreCursorError';
+  }
+}
+
 /**
  * The engine is throttling, busy or unreachable: the operation did not happen and may be tried again later
  * (DynamoDB's throttling errors, a SQLite database locked by another process past the busy time-out).

@@ -68,6 +68,11 @@ export interface MemberStore {
   get(id: string, options?: ReadOptions): Promise<MemberProfile | undefined>;
   /** Every member, oldest first. */
   list(): Promise<MemberProfile[]>;
+  /**
+   * One page of members, filtered by a case-insensitive part of the name and by status; `after` is the `next` of
+   * the page before. SQLite pages oldest first; DynamoDB in id order (its keys-only index is sorted by id).
+   */
+  page(query: MemberPageQuery): Promise<{ members: MemberProfile[]; next: string | undefined }>;
   /** Takes effect on the very next admission. Raises `StoreNotFoundError('member')`. */
   setStatus(id: string, status: MemberStatus): Promise<MemberProfile>;
   /**
@@ -97,6 +102,8 @@ export interface KeyStore {
   findBySecretHash(secretHash: string): Promise<SecretLookup | undefined>;
   /** The keys of one member, or of everyone; oldest first. */
   list(memberId?: string): Promise<KeyView[]>;
+  /** One page of keys (of one member, or everyone's), filtered as `KeyPageQuery` says. */
+  page(query: KeyPageQuery): Promise<{ keys: KeyView[]; next: string | undefined }>;
   /** Refused by the very next admission. Raises `StoreNotFoundError('key')`. */
   revoke(id: string): Promise<KeyView>;
   /**
@@ -149,6 +156,11 @@ export interface AdmissionStore {
    * nothing. Rollups are not part of it (`RollupStore.add`), so an engine may fold them in later, in batches.
    */
   settle(closed: ClosedRequest): Promise<SettlementResult>;
+  /**
+   * Today's allowance and live keys of each member named (those that exist): tokens used (settled) and reserved (in
+   * flight) on `day`, and keys neither revoked nor expired at `now`. For lists: a bounded read per page.
+   */
+  today(memberIds: readonly string[], day: string, now: Date): Promise<Map<string, MemberToday>>;
   /** A member's admission state, for inspection and for saying why an admission was refused. */
   account(memberId: string): Promise<MemberAccount | undefined>;
   /** Every lease, of any member, that expired by `now` (epoch ms): requests whose process died. */
@@ -317,4 +329,28 @@ export interface AuditStore {
   append(entry: AuditEntry): Promise<void>;
   /** Newest first, filtered by actor, action and target (all that are given must match). */
   list(query: AuditQuery): Promise<AuditPage>;
+}
+
+export interface MemberPageQuery {
+  limit: number;
+  after?: string | undefined;
+  /** A case-insensitive part of the name. */
+  name?: string | undefined;
+  status?: MemberStatus | undefined;
+}
+
+export interface KeyPageQuery {
+  limit: number;
+  after?: string | undefined;
+  memberId?: string | undefined;
+  name?: string | undefined;
+  /** `expired`: not revoked, but past its expiry at `now`; `active`: neither. */
+  state?: 'active' | 'revoked' | 'expired' | undefined;
+  now: Date;
+}
+
+export interface MemberToday {
+  used: number;
+  reserved: number;
+  liveKeys: number;
 }

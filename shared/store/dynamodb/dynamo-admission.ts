@@ -17,6 +17,7 @@ import {
 import { allOf, conditionFragments } from './condition-fragments.ts';
 import { type KeyItem, keyKey, type MemberItem, memberKey } from './control-item-shapes.ts';
 import { getControlItems, listControlItems } from './control-reads.ts';
+import { membersTodayOnDynamo } from './dynamo-pages.ts';
 import { closeRecord } from './dynamo-records.ts';
 import { type DynamoTables, isConditionFailure } from './dynamo-tables.ts';
 import { adoptEarlierLayout } from './earlier-layout.ts';
@@ -280,6 +281,8 @@ export function dynamoAdmission(tables: DynamoTables): AdmissionStore {
       const recordClosed = await withRetries(() => closeRecord(tables, closed));
       return { released: true, closed: recordClosed };
     },
+
+    today: (memberIds, day, now) => membersTodayOnDynamo(tables, memberIds, day, now),
 
     async account(memberId) {
       return (await readAccount(tables, memberId, 'all'))?.account;

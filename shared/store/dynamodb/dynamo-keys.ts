@@ -15,6 +15,7 @@ import {
   toKeyRecord,
 } from './control-item-shapes.ts';
 import { getControlItem, listControlItems, putControlItemOnce } from './control-reads.ts';
+import { keyPageOnDynamo } from './dynamo-pages.ts';
 import { type DynamoTables, isConditionFailure } from './dynamo-tables.ts';
 import { adoptEarlierLayout } from './earlier-layout.ts';
 import { keySlotOf } from './partition-keys.ts';
@@ -155,6 +156,8 @@ export function dynamoKeys(tables: DynamoTables): KeyStore {
      * Revocation removes the key's entry from the member's admission item first: from that write on, admission
      * refuses the key on every instance. Its open leases stay, so its requests in flight still settle.
      */
+    page: (query) => keyPageOnDynamo(tables, query),
+
     async revoke(id) {
       const key = await requireKey(id);
       try {

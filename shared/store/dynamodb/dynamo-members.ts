@@ -7,6 +7,7 @@ import { admissionKey, emptyAdmissionItem } from './admission-item.ts';
 import { conditionFragments } from './condition-fragments.ts';
 import { type BootstrapItem, bootstrapKey, type MemberItem, memberKey } from './control-item-shapes.ts';
 import { getControlItem, listControlItems, putControlItemOnce } from './control-reads.ts';
+import { memberPageOnDynamo } from './dynamo-pages.ts';
 import { type DynamoTables, isConditionFailure } from './dynamo-tables.ts';
 import { adoptEarlierLayout } from './earlier-layout.ts';
 import { raisePolicyFloor, updateAtVersion, versionBump } from './versioned-update.ts';
@@ -75,6 +76,8 @@ export function dynamoMembers(tables: DynamoTables): MemberStore {
      * The admission item first, which admission reads, so the change takes effect on the very next request; then
      * the profile, which lists show.
      */
+    page: (query) => memberPageOnDynamo(tables, query),
+
     async setStatus(id, status) {
       if (!(await setAdmissionStatus(tables, id, status))) {
         if (!(await adoptEarlierLayout(tables, id)) || !(await setAdmissionStatus(tables, id, status))) {

@@ -29,6 +29,7 @@ export function createRequestPathDynamoStore(options: DynamoStoreOptions): Dynam
       list: notOnTheRequestPath('members.list'),
       setStatus: notOnTheRequestPath('members.setStatus'),
       update: notOnTheRequestPath('members.update'),
+      page: notOnTheRequestPath('members.page'),
       setHoldings: notOnTheRequestPath('members.setHoldings'),
       firstAdministrator: notOnTheRequestPath('members.firstAdministrator'),
       recordFirstAdministrator: notOnTheRequestPath('members.recordFirstAdministrator'),
@@ -41,6 +42,7 @@ export function createRequestPathDynamoStore(options: DynamoStoreOptions): Dynam
       revoke: notOnTheRequestPath('keys.revoke'),
       rotate: notOnTheRequestPath('keys.rotate'),
       update: notOnTheRequestPath('keys.update'),
+      page: notOnTheRequestPath('keys.page'),
     },
     connections: {
       list: () => listConnections(tables),

@@ -9,6 +9,7 @@ import type { KeyAdmissionState, MemberAccount } from '../control-items.ts';
 import type { AdmissionStore } from '../store-port.ts';
 import type { ClosedRequest } from '../usage-records.ts';
 import { toMemberProfile } from './sqlite-control.ts';
+import { membersToday } from './sqlite-pages.ts';
 import { closeRecordRow, insertRunningRow } from './sqlite-records.ts';
 import type { Statements } from './sqlite-statements.ts';
 
@@ -150,6 +151,7 @@ export function sqliteAdmission(statements: Statements): AdmissionStore {
   return {
     admit: async (request) => admitInTransaction(request),
     settle: async (closed) => settleInTransaction(closed),
+    today: async (memberIds, day, now) => membersToday(statements, memberIds, day, now),
 
     async account(memberId) {
       const member = statements.get('SELECT * FROM members WHERE id = ?').get(memberId) as

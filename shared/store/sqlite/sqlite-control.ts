@@ -12,6 +12,7 @@ import {
 import { newId } from '../ids.ts';
 import { StoreConflictError, StoreNotFoundError, VersionConflictError } from '../store-errors.ts';
 import type { ConnectionStore, KeyStore, MemberStore } from '../store-port.ts';
+import { keyPage, memberPage } from './sqlite-pages.ts';
 import { isUniqueViolation, type Statements } from './sqlite-statements.ts';
 
 interface MemberRow {
@@ -164,6 +165,11 @@ export function sqliteMembers(statements: Statements): MemberStore {
       return rows.map(toMemberProfile);
     },
 
+    async page(query) {
+      const { rows, next } = memberPage<MemberRow>(statements, query);
+      return { members: rows.map(toMemberProfile), next };
+    },
+
     async setStatus(id, status) {
       const row = statements
         .get('UPDATE members SET status = ?, version = version + 1 WHERE id = ? RETURNING *')
@@ -293,6 +299,11 @@ export function sqliteKeys(statements: Statements): KeyStore {
           : statements.get('SELECT * FROM keys WHERE member_id = ? ORDER BY created_at, rowid').all(memberId)
       ) as KeyRow[];
       return rows.map((row) => toKeyView(toKeyRecord(row)));
+    },
+
+    async page(query) {
+      const { rows, next } = keyPage<KeyRow>(statements, query);
+      return { keys: rows.map((row) => toKeyView(toKeyRecord(row))), next };
     },
 
     async revoke(id) {
