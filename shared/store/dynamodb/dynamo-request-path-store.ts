@@ -66,6 +66,18 @@ export function createRequestPathDynamoStore(options: DynamoStoreOptions): Dynam
       progress: notOnTheRequestPath('earlierRecords.progress'),
       migrate: notOnTheRequestPath('earlierRecords.migrate'),
     },
+    sessions: {
+      create: notOnTheRequestPath('sessions.create'),
+      find: notOnTheRequestPath('sessions.find'),
+      remove: notOnTheRequestPath('sessions.remove'),
+      begin: notOnTheRequestPath('sessions.begin'),
+      take: notOnTheRequestPath('sessions.take'),
+      grantCli: notOnTheRequestPath('sessions.grantCli'),
+      takeCliGrant: notOnTheRequestPath('sessions.takeCliGrant'),
+      personMember: notOnTheRequestPath('sessions.personMember'),
+      linkPerson: notOnTheRequestPath('sessions.linkPerson'),
+      unlinkPerson: notOnTheRequestPath('sessions.unlinkPerson'),
+    },
     close: async () => client.destroy(),
   };
   return { ...store, engine: 'dynamodb', client };

@@ -187,6 +187,16 @@ const migrations: readonly string[] = [
   ALTER TABLE leases_by_request RENAME TO leases;
   CREATE INDEX leases_by_member_key ON leases (member_id, key_id);
   `,
+  // 5: sign-in's items (shared/store/sign-in-items.ts): sessions, sign-ins under way, CLI grants, person links.
+  `
+  CREATE TABLE sign_in_items (
+    kind TEXT NOT NULL,
+    id TEXT NOT NULL,
+    value TEXT NOT NULL,
+    expires_at INTEGER,
+    PRIMARY KEY (kind, id)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 export const schemaVersion = migrations.length;

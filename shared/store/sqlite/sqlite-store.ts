@@ -1,10 +1,12 @@
 import type Database from 'better-sqlite3';
 import { nothingToMigrate } from '../earlier-records.ts';
+import { sessionStoreOver } from '../sign-in-items.ts';
 import type { GatewayStore } from '../store-port.ts';
 import { sqliteAdmission } from './sqlite-admission.ts';
 import { sqliteConnections, sqliteKeys, sqliteMembers } from './sqlite-control.ts';
 import { guardVerbs, openDatabase, type SqliteOptions } from './sqlite-database.ts';
 import { sqliteRecords } from './sqlite-records.ts';
+import { sqliteSignInItems } from './sqlite-sign-in.ts';
 import { Statements } from './sqlite-statements.ts';
 import { sqliteLegacyUsage, sqliteRollups } from './sqlite-usage.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
@@ -50,6 +52,7 @@ export function openSqliteStore(options: SqliteOptions): SqliteStore {
     legacyUsage: guardVerbs(sqliteLegacyUsage(statements), committed),
     // An earlier data folder is imported whole at the first start (shared/store/upgrade/): nothing is left to carry.
     earlierRecords: nothingToMigrate,
+    sessions: guardVerbs(sessionStoreOver(sqliteSignInItems(statements)), committed),
     async close() {
       if (database.open) statements.flush();
       await checkpointer?.stop();
