@@ -1,4 +1,3 @@
-import { authenticate } from '../auth/authenticate.ts';
 import { issueKey, rotateKey } from '../auth/key-issuance.ts';
 import { type GatewayServices, secretNameForConnection } from '../config/gateway-services.ts';
 import { badRequest, forbidden, notFound } from '../http/gateway-error.ts';
@@ -9,6 +8,7 @@ import { renderFailure } from '../http/render-error.ts';
 import { checkBaseUrl } from '../net/base-url.ts';
 import { upstreamNetworkFor } from '../net/upstream-address.ts';
 import { logger } from '../observability/logger.ts';
+import { authenticateCaller } from '../sign-in/session-authentication.ts';
 import { type ConnectionItem, holderMemberId, toConnectionView } from '../store/control-items.ts';
 import { newId } from '../store/ids.ts';
 import { migrateEarlierRecords, migrationBudgetMs } from '../usage/migrate-earlier-records.ts';
@@ -261,7 +261,7 @@ function pathId(segment: string): string {
 export async function handleAdmin(services: GatewayServices, request: GatewayRequest): Promise<GatewayResponse> {
   try {
     checkRequestEnvelope(request, services.config.bodyLimitBytes);
-    const principal = await authenticate(services, request.headers);
+    const principal = await authenticateCaller(services, request);
     if (principal.member.role !== 'admin') throw forbidden('admin_only', 'Only administrators may use the admin API.');
     const match = matchAdminRoute(request.method, request.path);
     if (!match) throw notFound('unknown_route', `No admin operation at ${request.method} ${request.path}.`);
