@@ -22,6 +22,10 @@ export interface OidcRuntime {
 /** The one key-set cooldown (jose's default): a flood of unknown `kid`s fetches the keys once per 30 seconds. */
 export const defaultJwksCooldownMs = 30_000;
 
+/** How old an ID token may be at the callback, and how far the provider's clock may be from the gateway's. */
+const idTokenMaxAgeSeconds = 600;
+const clockToleranceSeconds = 60;
+
 const asymmetricAlgorithms = [
   'RS256',
   'RS384',
@@ -93,6 +97,10 @@ export async function verifyIdTokenSignature(
     audience: signIn.clientId,
     algorithms: runtime.algorithms,
     requiredClaims: ['sub', 'iat', 'exp'],
+    // An ID token arrives at the callback moments after it was issued: one issued in the future (beyond a minute of
+    // clock difference) or long ago is refused.
+    maxTokenAge: idTokenMaxAgeSeconds,
+    clockTolerance: clockToleranceSeconds,
   });
   return payload;
 }
