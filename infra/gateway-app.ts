@@ -49,6 +49,7 @@ export function defineGatewayStacks(
     reservedConcurrency: settings.reservedConcurrency,
     originSecretSlot: settings.originSecretSlot,
     earlierRecords: settings.earlierRecords,
+    signInEnvironment: settings.signInEnvironment,
     ...(edge ? { webAclArn: edge.webAcl.attrArn } : {}),
     staticSiteSources,
     description: `Model gateway, stage ${settings.stage}`,

@@ -62,6 +62,8 @@ export interface GatewayStackProps extends StackProps {
   readonly earlierRecords: EarlierRecordsTable;
   /** An AWS WAF web ACL (CLOUDFRONT scope, so in us-east-1) to attach to the distribution. */
   readonly webAclArn?: string;
+  /** `GATEWAY_OIDC_*` of sign-in with the team's provider (deployment-settings.ts), or none. */
+  readonly signInEnvironment?: Readonly<Record<string, string>>;
 }
 
 /** The headers each static build is served with, the same ones the local host sends. */
@@ -120,6 +122,7 @@ export class GatewayStack extends Stack {
     const originSecrets = new OriginSecrets(this, 'OriginSecret', { activeSlot: props.originSecretSlot });
     environment['GATEWAY_ORIGIN_SECRET_IDS'] = originSecrets.secretIds().join(',');
     if (props.upstreamPrefixes) environment['GATEWAY_UPSTREAM_PREFIXES'] = props.upstreamPrefixes.join(',');
+    Object.assign(environment, props.signInEnvironment ?? {});
     // The functions parse this same environment at cold start; a mistake should stop the deployment instead.
     parseGatewayConfig(environment);
 
