@@ -100,7 +100,16 @@ const environmentSchema = z.object({
   GATEWAY_OIDC_SCOPES: z._default(z.string().check(z.regex(/^[\x21-\x7e]+( [\x21-\x7e]+)*$/)), 'openid email profile'),
   /** The ID token claim that lists the person's groups. */
   GATEWAY_OIDC_GROUPS_CLAIM: z._default(z.string().check(z.minLength(1)), 'groups'),
-  /** Groups whose people are administrators; everyone else who signs in is a member. */
+  /**
+   * The claim that says the provider verified the e-mail address: `email_verified` (OpenID Connect's, sent by Okta,
+   * Google, Cognito, Keycloak, Auth0); Microsoft Entra ID sends none by default, and its optional claim `xms_edov`
+   * (e-mail domain owner verified) stands for it there (docs/sign-in.md).
+   */
+  GATEWAY_OIDC_EMAIL_VERIFIED_CLAIM: z._default(z.string().check(z.minLength(1)), 'email_verified'),
+  /**
+   * Groups whose people are administrators; everyone else who signs in is a member. Empty (providers without a
+   * groups claim, such as Google): the member's own role decides, as an administrator set it.
+   */
   GATEWAY_OIDC_ADMIN_GROUPS: z._default(commaList, []),
   /** E-mail domains that may sign in; empty: any verified address. */
   GATEWAY_OIDC_EMAIL_DOMAINS: z._default(commaList, []),
@@ -190,6 +199,7 @@ function readSignIn(env: z.infer<typeof environmentSchema>) {
     clientId: env.GATEWAY_OIDC_CLIENT_ID,
     clientSecret,
     scopes: env.GATEWAY_OIDC_SCOPES,
+    emailVerifiedClaim: env.GATEWAY_OIDC_EMAIL_VERIFIED_CLAIM,
     groupsClaim: env.GATEWAY_OIDC_GROUPS_CLAIM,
     adminGroups: env.GATEWAY_OIDC_ADMIN_GROUPS,
     emailDomains: env.GATEWAY_OIDC_EMAIL_DOMAINS.map((domain) => domain.toLowerCase().replace(/^@/, '')),

@@ -9,7 +9,16 @@ export interface Person {
   subject: string;
   email: string;
   name: string;
-  role: 'admin' | 'member';
+  /** From the groups claim; undefined when no admin groups are configured (the member's own role decides). */
+  role: 'admin' | 'member' | undefined;
+}
+
+/**
+ * The role a session acts with: with admin groups configured the provider's groups decide (taking someone out of
+ * the group takes their administration away at their next sign-in); without, the member's role as set here.
+ */
+export function sessionRole(person: Person, member: MemberProfile): 'admin' | 'member' {
+  return person.role ?? (member.role === 'admin' ? 'admin' : 'member');
 }
 
 /**
@@ -20,7 +29,9 @@ export function personOf(claims: JWTPayload, signIn: SignInConfig): Person {
   const email = typeof claims.email === 'string' ? claims.email.trim().toLowerCase() : '';
   if (email === '' || !email.includes('@'))
     throw new SignInRefusal('email_missing', 'The provider gave no e-mail address.');
-  if (claims.email_verified !== true) {
+  // Entra ID's `xms_edov` has been seen as a boolean and as the string "true"; `email_verified` is a boolean.
+  const verified = claims[signIn.emailVerifiedClaim];
+  if (verified !== true && verified !== 'true') {
     throw new SignInRefusal('email_unverified', 'The provider has not verified this e-mail address.');
   }
   const domain = email.slice(email.lastIndexOf('@') + 1);
@@ -35,7 +46,8 @@ export function personOf(claims: JWTPayload, signIn: SignInConfig): Person {
       : [];
   const admin = groupList.some((group) => signIn.adminGroups.includes(group));
   const name = typeof claims.name === 'string' && claims.name.trim() !== '' ? claims.name.trim() : email;
-  return { subject: claims.sub as string, email, name, role: admin ? 'admin' : 'member' };
+  const role = signIn.adminGroups.length === 0 ? undefined : admin ? 'admin' : 'member';
+  return { subject: claims.sub as string, email, name, role };
 }
 
 /**
@@ -69,7 +81,7 @@ export async function memberForPerson(
       member = invited;
     } else if (signIn.unknownPeople === 'create-member') {
       member = await store.members.create(
-        { name: person.email, role: person.role, policy: await teamDefaultPolicy(services) },
+        { name: person.email, role: person.role ?? 'member', policy: await teamDefaultPolicy(services) },
         services.now(),
       );
     } else {

@@ -11,7 +11,7 @@ import { renderFailure } from '../http/render-error.ts';
 import type { SessionRecord } from '../store/sign-in-items.ts';
 import * as z from '../validation/zod.ts';
 import { oidcRuntime, verifyIdTokenSignature } from './oidc-client.ts';
-import { memberForPerson, personOf } from './person-member.ts';
+import { memberForPerson, personOf, sessionRole } from './person-member.ts';
 import { authenticateCaller } from './session-authentication.ts';
 import {
   consoleHeader,
@@ -189,7 +189,7 @@ async function callback(services: GatewayServices, signIn: SignInConfig, request
     const session: SessionRecord = {
       idHash: sha256(sessionId),
       memberId: member.id,
-      role: person.role,
+      role: sessionRole(person, member),
       subject: person.subject,
       email: person.email,
       client: pending.cli ? 'cli' : 'console',

@@ -231,7 +231,8 @@ describe('the provider’s keys', () => {
 describe('settings', () => {
   it('refuses an unknown person by default, and signs in one an administrator invited by e-mail', async () => {
     const strict = await startTestIdentityProvider();
-    const strictGateway = await startGatewayFor(strict);
+    // No admin groups configured (a provider without a groups claim, such as Google): the member's role decides.
+    const strictGateway = await startGatewayFor(strict, { GATEWAY_OIDC_ADMIN_GROUPS: '' });
     try {
       strict.people.set('sub-new', { email: 'nina@example.com', email_verified: true, name: 'Nina', groups: [] });
       strict.signInAs('sub-new');
@@ -239,9 +240,12 @@ describe('settings', () => {
       expect(refused.answer.status).toBe(403);
       expect(errorCode(refused.answer.body)).toBe('unknown_person');
 
-      await strictGateway.admin.call('POST', '/members', { name: 'Nina@example.com', role: 'member', policy: {} });
+      await strictGateway.admin.call('POST', '/members', { name: 'Nina@example.com', role: 'admin', policy: {} });
       strict.signInAs('sub-new');
-      expect((await signIn(strictGateway.url)).answer.status).toBe(302);
+      const invited = await signIn(strictGateway.url);
+      expect(invited.answer.status).toBe(302);
+      const state = await fetch(`${strictGateway.url}/app/auth/session`, { headers: { cookie: invited.jar.header() } });
+      expect(await state.json()).toMatchObject({ signedIn: true, member: { name: 'Nina@example.com', role: 'admin' } });
     } finally {
       await strictGateway.close();
       await strict.close();

@@ -19,6 +19,7 @@ describe('sign-in configuration', () => {
       clientId: 'gateway',
       clientSecret: { kind: 'none' },
       scopes: 'openid email profile',
+      emailVerifiedClaim: 'email_verified',
       groupsClaim: 'groups',
       adminGroups: [],
       emailDomains: [],
