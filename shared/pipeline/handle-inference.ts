@@ -19,11 +19,11 @@ import type { RouteMatch } from '../http/route-table.ts';
 import { type UpstreamNetwork, upstreamNetworkFor } from '../net/upstream-address.ts';
 import { logger } from '../observability/logger.ts';
 import { newId } from '../store/ids.ts';
+import type { ClientWireReach } from '../translation/client-wire-reach.ts';
 import { translateRequest, type WireTranslation } from '../translation/wire-translation.ts';
 import type { ClientWireFormat, StreamFraming, WireRequest } from '../wires/client-wire-format.ts';
 import { parseJson } from '../wires/parse-json.ts';
 import type { UpstreamHttpRequest, UpstreamWireFormat } from '../wires/upstream-wire-format.ts';
-import { upstreamWireFor } from '../wires/upstream-wires.ts';
 import { clientWiresServedBy, type ErrorEnvelope } from '../wires/wire-names.ts';
 import { dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
 import { forwardedHeaders, withForwardedHeaders } from './forwarded-headers.ts';
@@ -43,12 +43,13 @@ export async function handleInference<Request extends WireRequest, ClientEvent, 
   request: GatewayRequest,
   route: RouteMatch,
   clientWire: ClientWireFormat<Request, ClientEvent, UpstreamEvent>,
+  reach: ClientWireReach,
 ): Promise<GatewayResponse> {
   const deadline = startRequestDeadline(services.config.maxRequestMs);
   const framing = clientWire.streamFraming?.({ innerPath: route.innerPath, query: request.query });
   let admitted: AdmissionHandle | undefined;
   try {
-    const prepared = await prepareRequest(services, request, route, clientWire, framing);
+    const prepared = await prepareRequest(services, request, route, clientWire, reach, framing);
     admitted = await admitRequest(services, { ...prepared.admission, deadline });
     const answer = await answerAdmitted(services, request, prepared, deadline, framing);
     return {
@@ -114,6 +115,7 @@ async function prepareRequest<Request extends WireRequest, ClientEvent, Upstream
   request: GatewayRequest,
   route: RouteMatch,
   clientWire: ClientWireFormat<Request, ClientEvent, UpstreamEvent>,
+  reach: ClientWireReach,
   framing: StreamFraming | undefined,
 ): Promise<PreparedRequest> {
   const { config } = services;
@@ -141,10 +143,12 @@ async function prepareRequest<Request extends WireRequest, ClientEvent, Upstream
   });
   assertFitsContextWindow({ publicId: model.publicId, limits }, inputEstimate, requestedOutput);
   const requestId = newId('req');
-  const upstreamWire = upstreamWireFor(connection.wire);
+  const upstreamWire = reach.upstreamWires[connection.wire];
+  // Routing only picks a connection the client wire reaches (translation-paths.ts), each in its function's reach.
+  if (!upstreamWire) throw new Error(`the ${connection.wire} upstream wire is not in this function's reach`);
   const translation = translateRequest(
     clientRequest,
-    { clientWire, upstreamWire, catalog: model.catalog, framing },
+    { clientWire, upstreamWire, catalog: model.catalog, framing, hops: reach.hops },
     {
       requestId,
       publicModel: model.publicId,
