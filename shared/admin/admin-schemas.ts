@@ -2,7 +2,6 @@ import { type MemberRole, maxModelLimitTokens, memberRoles, policySchema } from 
 import * as z from '../validation/zod.ts';
 import { inputModalities } from '../wires/input-media.ts';
 import { upstreamWires } from '../wires/wire-names.ts';
-import { maxLegacyRecordsPerRequest } from './legacy-usage-record.ts';
 
 /** Roles `POST /members` may give: a holder wallet's member is created when its holdings are first set. */
 const creatableRoles = memberRoles.filter((role): role is Exclude<MemberRole, 'holder'> => role !== 'holder');
@@ -74,6 +73,12 @@ export const walletSchema = z
 
 // z.number() refuses Infinity and NaN by itself, so no separate finiteness check is needed.
 export const setHoldingsBody = z.strictObject({ wallet: walletSchema, usd: z.number().check(z.nonnegative()) });
+
+/**
+ * Records per import request: it bounds the puts one admin invocation makes within its time-out. 100 records of the
+ * largest size (32 KiB) would pass the 2 MiB body limit, so the CLI also splits batches by size.
+ */
+export const maxLegacyRecordsPerRequest = 100;
 
 /** A batch of 0.1 usage records; each record is read by `readLegacyUsageRecord`, which reports its own problems. */
 export const importLegacyUsageBody = z.strictObject({

@@ -1,7 +1,7 @@
 import { fetchCsv, fetchKeys, fetchRequests, fetchSummary, UsageApiError } from './api-client.ts';
 import { byId, element } from './dom.ts';
 import { formatInteger, formatSpan } from './format.ts';
-import { UsageCharts } from './render-charts.ts';
+import type { UsageCharts } from './render-charts.ts';
 import { periodName, renderKeyOptions, renderPeriodOptions, renderProviderOptions } from './render-controls.ts';
 import { renderDetails } from './render-details.ts';
 import { renderRoutingMap } from './render-routing-map.ts';
@@ -37,7 +37,23 @@ const page = {
   detailsNote: byId('details-note', HTMLElement),
 };
 
-const charts = new UsageCharts(byId('requests-chart', HTMLCanvasElement), byId('tokens-chart', HTMLCanvasElement));
+/**
+ * The chart library is a chunk of its own, loaded when the charts are first drawn: the sign-in screen and the
+ * console never pay for it.
+ */
+let charts: UsageCharts | undefined;
+async function drawCharts(summary: UsageSummary): Promise<void> {
+  const { UsageCharts } = await import('./render-charts.ts');
+  charts ??= new UsageCharts(byId('requests-chart', HTMLCanvasElement), byId('tokens-chart', HTMLCanvasElement));
+  charts.render(summary);
+}
+
+/** The console links here filtered to one key (`?scope=team&keyId=key_…`): ids only, never a credential. */
+function linkedFilters(): ViewFilters {
+  const linked = new URLSearchParams(location.search);
+  const scope = linked.get('scope') === 'team' ? 'team' : 'own';
+  return { period: '14d', scope, keyId: linked.get('keyId'), providers: [] };
+}
 
 const state: {
   key: string | null;
@@ -47,7 +63,7 @@ const state: {
 } = {
   key: null,
   keys: null,
-  filters: { period: '14d', scope: 'own', keyId: null, providers: [] },
+  filters: linkedFilters(),
   inFlight: null,
 };
 
@@ -73,7 +89,7 @@ function showSignIn(message?: string): void {
   state.key = null;
   state.keys = null;
   state.inFlight?.abort();
-  charts.destroy();
+  charts?.destroy();
   page.dashboard.hidden = true;
   page.viewer.hidden = true;
   page.signIn.hidden = false;
@@ -94,6 +110,8 @@ async function signIn(key: string): Promise<void> {
     page.viewerName.textContent = keys.viewer.memberName;
     page.viewerRole.textContent = keys.viewer.role;
     page.scopeControl.hidden = !keys.viewer.canViewTeam;
+    if (!keys.viewer.canViewTeam) state.filters.scope = 'own';
+    page.scopeSelect.value = state.filters.scope;
     page.signIn.hidden = true;
     page.viewer.hidden = false;
     page.dashboard.hidden = false;
@@ -140,7 +158,7 @@ async function load(): Promise<void> {
     ]);
     if (controller.signal.aborted) return;
     page.usageData.hidden = false;
-    render(summary, requests);
+    await render(summary, requests);
   } catch (error) {
     if (controller.signal.aborted) return;
     if (error instanceof UsageApiError && error.status === 401) {
@@ -160,7 +178,7 @@ async function load(): Promise<void> {
   }
 }
 
-function render(summary: UsageSummary, requests: RequestsPage): void {
+async function render(summary: UsageSummary, requests: RequestsPage): Promise<void> {
   page.periodRange.textContent = formatSpan(summary.period.start, summary.period.end);
   renderProviderOptions(page.providerOptions, summary.providers, state.filters.providers, (providers) =>
     update({ providers }),
@@ -170,7 +188,7 @@ function render(summary: UsageSummary, requests: RequestsPage): void {
   const noTokens = summary.totals.inputTokens.value + summary.totals.outputTokens.value === 0;
   page.requestsChartEmpty.hidden = !noRequests;
   page.tokensChartEmpty.hidden = !noTokens;
-  charts.render(summary);
+  await drawCharts(summary);
   renderRoutingMap(page.routingMapBody, summary, toggleProvider);
   renderDetails(page.detailsTable, page.detailsNote, requests);
   if (noRequests) {
