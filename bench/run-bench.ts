@@ -27,6 +27,7 @@ import { processMemory } from './process-memory.ts';
 import { type RoundTripSummary, summarizeRoundTrips } from './report.ts';
 import type { Spread } from './statistics.ts';
 import type { RoundTripSplit } from './store-round-trips.ts';
+import { formatTelemetryCost, measureTelemetryCost } from './telemetry-cost.ts';
 
 /**
  * `npm run bench`: this gateway, a peer gateway and the direct path, side by side in one run on this machine,
@@ -384,6 +385,10 @@ try {
 results.machine.loadAverage.atEnd = loadavg()[0];
 results.targets = evaluateTargets(results);
 printReport(results, results.targets);
+step('OpenTelemetry export on and off');
+process.stdout.write(
+  `${formatTelemetryCost(await measureTelemetryCost({ projectRoot, upstreamUrl: upstream.ready.url, logDirectory: logs }))}\n`,
+);
 if (results.dynamodbWriteUnits) process.stdout.write(`\n${describeWriteUnits(results.dynamodbWriteUnits)}`);
 const resultsFile = join(projectRoot, 'bench', 'results.json');
 await writeFile(resultsFile, `${JSON.stringify(results, null, 2)}\n`);

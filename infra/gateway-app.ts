@@ -49,6 +49,8 @@ export function defineGatewayStacks(
     reservedConcurrency: settings.reservedConcurrency,
     originSecretSlot: settings.originSecretSlot,
     earlierRecords: settings.earlierRecords,
+    alertEmail: settings.alertEmail,
+    telemetry: settings.telemetry,
     ...(edge ? { webAclArn: edge.webAcl.attrArn } : {}),
     staticSiteSources,
     description: `Model gateway, stage ${settings.stage}`,

@@ -2,6 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { GatewayStore } from '../store-port.ts';
 import type { TableLogicalName } from '../table-definitions.ts';
 import { dynamoAdmission } from './dynamo-admission.ts';
+import { dynamoAlerts } from './dynamo-alerts.ts';
 import { dynamoConnections } from './dynamo-connections.ts';
 import { dynamoKeys } from './dynamo-keys.ts';
 import { dynamoLegacyUsage } from './dynamo-legacy-usage.ts';
@@ -51,6 +52,7 @@ export function createDynamoStore(options: DynamoStoreOptions): DynamoStore {
     },
     legacyUsage: dynamoLegacyUsage(tables),
     earlierRecords: dynamoEarlierRecords(tables),
+    alerts: dynamoAlerts(tables),
     async close() {
       client.destroy();
     },

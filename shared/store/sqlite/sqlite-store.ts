@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import { nothingToMigrate } from '../earlier-records.ts';
 import type { GatewayStore } from '../store-port.ts';
 import { sqliteAdmission } from './sqlite-admission.ts';
+import { sqliteAlerts } from './sqlite-alerts.ts';
 import { sqliteConnections, sqliteKeys, sqliteMembers } from './sqlite-control.ts';
 import { guardVerbs, openDatabase, type SqliteOptions } from './sqlite-database.ts';
 import { sqliteRecords } from './sqlite-records.ts';
@@ -50,6 +51,7 @@ export function openSqliteStore(options: SqliteOptions): SqliteStore {
     legacyUsage: guardVerbs(sqliteLegacyUsage(statements), committed),
     // An earlier data folder is imported whole at the first start (shared/store/upgrade/): nothing is left to carry.
     earlierRecords: nothingToMigrate,
+    alerts: guardVerbs(sqliteAlerts(statements), committed),
     async close() {
       if (database.open) statements.flush();
       await checkpointer?.stop();
