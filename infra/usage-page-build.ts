@@ -43,7 +43,7 @@ export const usagePageHeaders: Readonly<Record<string, string>> = {
 export async function buildUsagePage(): Promise<PageFile[]> {
   const outdir = join(webRoot, 'dist-in-memory');
   const bundle = await build({
-    entryPoints: { app: join(webRoot, 'src', 'main.ts'), admin: join(webRoot, 'src', 'admin', 'main.tsx') },
+    entryPoints: { app: join(webRoot, 'src', 'usage', 'main.tsx'), admin: join(webRoot, 'src', 'admin', 'main.tsx') },
     bundle: true,
     splitting: true,
     minify: true,
