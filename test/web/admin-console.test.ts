@@ -1,4 +1,5 @@
 import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import OpenAI from 'openai';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -172,7 +173,58 @@ describe.each(['sqlite', 'dynamodb'] as const)('the admin console in Chromium, o
     // Holders and the audit log are one click away.
     await openView(page, 'Holders');
     await page.getByRole('heading', { name: 'Holders' }).waitFor();
+    await page.getByLabel('Wallet', { exact: true }).fill('wallet-0xabc');
+    await page.getByLabel('Holdings (USD)').fill('1,250.50');
+    await page.getByRole('button', { name: 'Set holdings' }).click();
+    await row(page, 'holder wallet-0xabc').getByText('$1,250.50').waitFor();
+    await page.getByRole('button', { name: 'Issue holder key' }).click();
+    expect(await page.getByRole('textbox', { name: 'New key' }).inputValue()).toMatch(/^sk-/);
     await shoot('holders');
+    await page.getByRole('button', { name: 'Done' }).click();
+
+    // Rotating a key: the old secret stops working at once, the new one (shown once) works.
+    await openView(page, 'Keys');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('dialog').getByLabel('Member').selectOption({ label: 'Ada' });
+    await page.getByRole('dialog').getByLabel('Name').fill('desktop');
+    await page.getByRole('dialog').getByRole('button', { name: 'Create key' }).click();
+    const firstSecret = await page.getByRole('textbox', { name: 'New key' }).inputValue();
+    await page.getByRole('button', { name: 'Done' }).click();
+    await row(page, 'desktop').getByRole('button', { name: 'Rotate' }).click();
+    await confirm(page, 'rotate');
+    const rotatedSecret = await page.getByRole('textbox', { name: 'New key' }).inputValue();
+    expect(rotatedSecret).toMatch(/^sk-/);
+    expect(rotatedSecret).not.toBe(firstSecret);
+    await page.getByRole('button', { name: 'Done' }).click();
+    const oldStatus = await openaiClient(gateway, firstSecret, { maxRetries: 0 })
+      .models.list()
+      .then(() => 200)
+      .catch((error: unknown) => (error as InstanceType<typeof OpenAI.APIError>).status);
+    expect(oldStatus).toBe(401);
+    const rotated = openaiClient(gateway, rotatedSecret, { maxRetries: 0 });
+    expect(
+      (
+        await rotated.chat.completions.create({
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: 'hi' }],
+          max_tokens: 8,
+        })
+      ).choices,
+    ).toHaveLength(1);
+
+    // Suspending and enabling a member, a connection disabled and enabled, each after its confirmation.
+    await openView(page, 'Members');
+    await row(page, 'Ada').getByRole('button', { name: 'Suspend' }).click();
+    await confirm(page, 'suspend');
+    await row(page, 'Ada').locator('.state-suspended').waitFor();
+    await row(page, 'Ada').getByRole('button', { name: 'Enable' }).click();
+    await row(page, 'Ada').locator('.state-active').waitFor();
+    await openView(page, 'Connections');
+    await row(page, 'openai').getByRole('button', { name: 'Disable' }).click();
+    await confirm(page, 'disable');
+    await row(page, 'openai').locator('.state-disabled').waitFor();
+    await row(page, 'openai').getByRole('button', { name: 'Enable' }).click();
+    await row(page, 'openai').locator('.state-enabled').waitFor();
 
     // The usage view, filtered to the key from its row, keeps the same sign-in.
     await openView(page, 'Keys');
@@ -181,6 +233,7 @@ describe.each(['sqlite', 'dynamodb'] as const)('the admin console in Chromium, o
     await page.waitForSelector('#dashboard:not([aria-busy])');
     expect(await page.getByLabel('Key', { exact: true }).inputValue()).toBe(keyId);
     expect(await text(page.locator('[data-total="requests"] .total-value'))).toBe('1');
+    await page.screenshot({ path: join(artifacts, 'console-usage-of-key-1440.png'), fullPage: true });
 
     for (const [name, screen] of Object.entries(screens)) {
       expect(screen.problems, `axe-core findings on ${name}`).toEqual([]);

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { formatDateTime } from '../format.ts';
 import { adminPath, download } from './admin-client.ts';
 import { type AuditEntry, auditActions } from './admin-types.ts';
-import { ErrorMessage } from './ui.tsx';
+import { ErrorMessage, TableScroll } from './ui.tsx';
 import { usePagedList } from './use-list.ts';
 import type { ViewContext } from './view-context.ts';
 
@@ -61,7 +61,7 @@ export function AuditView(context: ViewContext) {
         </div>
       </search>
       <ErrorMessage error={list.error ?? error} />
-      <div class="table-scroll">
+      <TableScroll label="Audit log table">
         <table class="console-table audit-table">
           <caption class="visually-hidden">Administrative changes, newest first</caption>
           <thead>
@@ -92,7 +92,7 @@ export function AuditView(context: ViewContext) {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       {!list.loading && list.items.length === 0 && !list.error ? <p class="empty-note">No changes match.</p> : null}
       {list.nextCursor ? (
         <button type="button" class="button-quiet" onClick={() => void list.loadMore()}>

@@ -5,7 +5,7 @@ import { formatDuration, formatInteger } from '../format.ts';
 import { adminPath, callJson, GatewayError } from './admin-client.ts';
 import type { ConnectionRow, ConnectionTestReport } from './admin-types.ts';
 import { ListFilters } from './members-view.tsx';
-import { ConfirmButton, Dialog, describeProblem, ErrorMessage, Field, StateBadge } from './ui.tsx';
+import { ConfirmButton, Dialog, describeProblem, ErrorMessage, Field, StateBadge, TableScroll } from './ui.tsx';
 import { usePagedList } from './use-list.ts';
 import type { ViewContext } from './view-context.ts';
 
@@ -64,7 +64,7 @@ export function ConnectionsView(context: ViewContext) {
       <ListFilters name={name} onName={setName} state={state} onState={setState} states={['enabled', 'disabled']} />
       <ErrorMessage error={list.error ?? error} />
       {report ? <TestReport report={report} onClose={() => setReport(null)} /> : null}
-      <div class="table-scroll">
+      <TableScroll label="Connections table">
         <table class="console-table">
           <caption class="visually-hidden">Connections</caption>
           <thead>
@@ -119,7 +119,7 @@ export function ConnectionsView(context: ViewContext) {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       {!list.loading && list.items.length === 0 ? <p class="empty-note">No connections match.</p> : null}
       {list.nextCursor ? (
         <button type="button" class="button-quiet" onClick={() => void list.loadMore()}>

@@ -3,7 +3,7 @@ import { setHoldingsBody, walletSchema } from '../../../shared/admin/admin-schem
 import { formatDateTime } from '../format.ts';
 import { adminPath, callJson } from './admin-client.ts';
 import { type IssuedKey, type MemberView, secretOf } from './admin-types.ts';
-import { describeProblem, ErrorMessage, Field, NewSecret } from './ui.tsx';
+import { describeProblem, ErrorMessage, Field, NewSecret, TableScroll } from './ui.tsx';
 import { usePagedList } from './use-list.ts';
 import type { ViewContext } from './view-context.ts';
 
@@ -76,7 +76,7 @@ export function HoldersView(context: ViewContext) {
         <ErrorMessage error={error ?? members.error} />
       </form>
       {secret ? <NewSecret secret={secret} onDone={() => setSecret(null)} /> : null}
-      <div class="table-scroll">
+      <TableScroll label="Holder wallets table">
         <table class="console-table">
           <caption class="visually-hidden">Holder wallets</caption>
           <thead>
@@ -100,7 +100,7 @@ export function HoldersView(context: ViewContext) {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       {!members.loading && holders.length === 0 ? <p class="empty-note">No holder wallets yet.</p> : null}
     </section>
   );

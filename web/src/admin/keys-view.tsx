@@ -5,7 +5,16 @@ import { adminPath, callJson, GatewayError } from './admin-client.ts';
 import { type IssuedKey, type KeyRow, type MemberView, secretOf } from './admin-types.ts';
 import { ListFilters } from './members-view.tsx';
 import { PolicyFields, type PolicyText, policyFromText, policyText } from './policy-fields.tsx';
-import { ConfirmButton, Dialog, describeProblem, ErrorMessage, Field, NewSecret, StateBadge } from './ui.tsx';
+import {
+  ConfirmButton,
+  Dialog,
+  describeProblem,
+  ErrorMessage,
+  Field,
+  NewSecret,
+  StateBadge,
+  TableScroll,
+} from './ui.tsx';
 import { usePagedList } from './use-list.ts';
 import type { ViewContext } from './view-context.ts';
 
@@ -107,7 +116,7 @@ export function KeyTable(props: {
   onRotate: (key: KeyRow) => Promise<void>;
 }) {
   return (
-    <div class="table-scroll">
+    <TableScroll label="Keys table">
       <table class="console-table">
         <caption class="visually-hidden">Keys</caption>
         <thead>
@@ -168,7 +177,7 @@ export function KeyTable(props: {
           })}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }
 

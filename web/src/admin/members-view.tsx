@@ -4,7 +4,7 @@ import { formatDateTime, formatInteger } from '../format.ts';
 import { adminPath, callJson, GatewayError } from './admin-client.ts';
 import type { MemberView } from './admin-types.ts';
 import { PolicyFields, type PolicyText, policyFromText, policyText } from './policy-fields.tsx';
-import { ConfirmButton, Dialog, describeProblem, ErrorMessage, Field, StateBadge } from './ui.tsx';
+import { ConfirmButton, Dialog, describeProblem, ErrorMessage, Field, StateBadge, TableScroll } from './ui.tsx';
 import { usePagedList } from './use-list.ts';
 import type { ViewContext } from './view-context.ts';
 
@@ -38,7 +38,7 @@ export function MembersView(context: ViewContext) {
         states={['active', 'disabled', 'suspended']}
       />
       <ErrorMessage error={list.error} />
-      <div class="table-scroll">
+      <TableScroll label="Members table">
         <table class="console-table">
           <caption class="visually-hidden">Members, with today's allowance (resets 00:00 UTC)</caption>
           <thead>
@@ -122,7 +122,7 @@ export function MembersView(context: ViewContext) {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       {!list.loading && list.items.length === 0 ? <p class="empty-note">No members match.</p> : null}
       {list.nextCursor ? (
         <button type="button" class="button-quiet" onClick={() => void list.loadMore()}>

@@ -175,3 +175,13 @@ export function parseOptionalInteger(text: string): number | undefined {
 export function StateBadge(props: { state: string }) {
   return <span class={`badge state-badge state-${props.state}`}>{props.state}</span>;
 }
+
+/** A wide table's scroll box: focusable and named, so a keyboard user can scroll it too (axe: scrollable-region-focusable). */
+export function TableScroll(props: { label: string; children: ComponentChildren }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must take focus to be scrolled by keyboard
+    <section class="table-scroll" tabIndex={0} aria-label={props.label}>
+      {props.children}
+    </section>
+  );
+}
