@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { createConnectionBody } from '../../../shared/admin/admin-schemas.ts';
-import { upstreamWires } from '../../../shared/wires/wire-names.ts';
+import { connectionWires } from '../../../shared/wires/wire-names.ts';
 import { formatDuration, formatInteger } from '../format.ts';
 import { adminPath, callJson, GatewayError } from './admin-client.ts';
 import type { ConnectionRow, ConnectionTestReport } from './admin-types.ts';
@@ -256,7 +256,7 @@ function ConnectionForm(props: {
             <div class="field">
               <label for="connection-wire">Wire</label>
               <select id="connection-wire" value={wire} onChange={(event) => setWire(event.currentTarget.value)}>
-                {upstreamWires.map((name) => (
+                {connectionWires.map((name) => (
                   <option key={name} value={name}>
                     {name}
                   </option>
