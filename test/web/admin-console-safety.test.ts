@@ -125,3 +125,60 @@ describe('the admin console, safe by construction', () => {
     expect(await row.locator('.state-badge').textContent()).toBe('active');
   });
 });
+
+/**
+ * Sign-in by SSO (§B of the lead's contract): the endpoints are the `sso` branch's. Until they are served,
+ * `/app/auth/session` answers 404 here and the console shows no SSO button; the session answer is then stood in
+ * for with a routed reply, to check what the console sends with a session: the cookie and `x-gateway-console`,
+ * never an Authorization header.
+ */
+describe('the admin console with SSO', () => {
+  it('offers SSO only when the gateway has it, and sends session requests with the console header', async () => {
+    const context = await browser.newContext({ viewport: desktop });
+    const ssoPage = await context.newPage();
+    await ssoPage.goto(`${gateway.url}/app/admin`);
+    await ssoPage.getByLabel('Gateway key').waitFor();
+    expect(await ssoPage.getByRole('button', { name: 'Sign in with SSO' }).count()).toBe(0);
+
+    await context.addCookies([{ name: 'gateway-session', value: 'opaque', url: gateway.url }]);
+    await ssoPage.route('**/app/auth/session', (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({
+          sso: { enabled: true },
+          signedIn: true,
+          member: { id: 'mem_x', name: 'X', role: 'admin' },
+        }),
+      }),
+    );
+    const sent: Record<string, string>[] = [];
+    ssoPage.on('request', (request) => {
+      if (request.url().includes('/usage-api/v1/') || request.url().includes('/admin/v1/'))
+        sent.push(request.headers());
+    });
+    await ssoPage.reload();
+    // The gateway here has no session endpoint, so it refuses the cookie: the console falls back to its sign-in.
+    await ssoPage.getByRole('alert').waitFor();
+    expect(sent.length).toBeGreaterThan(0);
+    for (const headers of sent) {
+      expect(headers['x-gateway-console']).toBe('1');
+      expect(headers['authorization']).toBeUndefined();
+      expect(headers['cookie']).toContain('gateway-session=opaque');
+    }
+    await ssoPage.unroute('**/app/auth/session');
+    await ssoPage.route('**/app/auth/session', (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({ sso: { enabled: true }, signedIn: false }),
+      }),
+    );
+    await ssoPage.reload();
+    const sso = ssoPage.getByRole('button', { name: 'Sign in with SSO' });
+    await sso.waitFor();
+    const [login] = await Promise.all([ssoPage.waitForRequest('**/app/auth/login'), sso.click()]);
+    expect(new URL(login.url()).pathname).toBe('/app/auth/login');
+    await context.close();
+  });
+});
