@@ -182,3 +182,20 @@ describe('the admin console with SSO', () => {
     await context.close();
   });
 });
+
+describe('the admin console for a member who is not an administrator', () => {
+  it('lands on their own page, with no administration views, even when an admin view is asked for', async () => {
+    const member = await gateway.admin.createMemberWithKey({ dailyTokens: 10_000 });
+    const context = await browser.newContext({ viewport: desktop });
+    const memberPage = await context.newPage();
+    await memberPage.goto(`${gateway.url}/app/admin#members`);
+    await memberPage.getByLabel('Gateway key').fill(member.key);
+    await memberPage.getByRole('button', { name: 'Sign in' }).click();
+    const navigation = memberPage.getByRole('navigation', { name: 'Console' });
+    await navigation.getByRole('link', { name: 'My page' }).waitFor();
+    expect(await navigation.getByRole('link').allTextContents()).toEqual(['My page', 'Usage']);
+    expect(await memberPage.getByRole('heading', { level: 1, name: 'Members' }).count()).toBe(0);
+    expect(await memberPage.getByRole('button', { name: 'Create member' }).count()).toBe(0);
+    await context.close();
+  });
+});
