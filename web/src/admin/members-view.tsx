@@ -86,7 +86,9 @@ export function MembersView(context: ViewContext) {
                     ? member.today.left === null
                       ? 'No limit'
                       : `${formatInteger(member.today.left)} of ${formatInteger(member.today.dailyTokens ?? 0)}`
-                    : limitText(member.policy.dailyTokens)}
+                    : member.policy.dailyTokens === undefined
+                      ? 'No limit'
+                      : `limit ${formatInteger(member.policy.dailyTokens)}`}
                 </td>
                 <td class="nowrap">{member.today ? formatDateTime(member.today.resetsAt) : '00:00 UTC'}</td>
                 <td class="number">{limitText(member.policy.rpm)}</td>
