@@ -53,7 +53,6 @@ const fieldOfSpelling = new Map<string, KnownField>(
 /** A stored record, as JSON, may not exceed this after bodies are removed; a DynamoDB item holds 400 KB. */
 export const maxLegacyRecordBytes = 32_768;
 
-// Kept with the request body's schema (browser code imports the schemas; this file needs node:crypto).
 export { maxLegacyRecordsPerRequest } from './admin-schemas.ts';
 
 const earliest = Date.UTC(2000, 0, 1);

@@ -18,19 +18,15 @@ export interface Today {
 
 /** A member as the lists show it; `version`, `keyCount` and `today` arrive with the admin API's list endpoints. */
 export interface MemberView extends MemberProfile {
-  version?: number;
   keyCount?: number;
   today?: Today;
 }
 
 export interface KeyRow extends Omit<KeyView, 'state'> {
   state: 'active' | 'revoked' | 'expired';
-  version?: number;
 }
 
-export interface ConnectionRow extends ConnectionView {
-  version?: number;
-}
+export type ConnectionRow = ConnectionView;
 
 export interface Page<Name extends string, Item> {
   items: Item[];
