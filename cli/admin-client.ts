@@ -4,7 +4,9 @@ import type { AdminRequest } from './command-definition.ts';
 
 export interface AdminClientOptions {
   readonly baseUrl: URL;
-  readonly adminKey: string;
+  readonly adminKey?: string | undefined;
+  /** A gateway session from `login`, sent as `Authorization: Session <id>` when there is no admin key. */
+  readonly sessionId?: string | undefined;
   readonly fetch: typeof globalThis.fetch;
   /** A gateway that accepts the connection but never answers would otherwise hang the CLI for good. */
   readonly timeoutMs?: number;
@@ -21,7 +23,7 @@ const errorEnvelope = z.object({
 export async function sendAdminRequest(request: AdminRequest, options: AdminClientOptions): Promise<unknown> {
   const url = requestUrl(options.baseUrl, request);
   const headers: Record<string, string> = {
-    authorization: `Bearer ${options.adminKey}`,
+    authorization: options.adminKey ? `Bearer ${options.adminKey}` : `Session ${options.sessionId ?? ''}`,
     accept: 'application/json',
   };
   if (request.body !== undefined) headers['content-type'] = 'application/json';

@@ -2,9 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { sendAdminRequest } from './admin-client.ts';
 import { AdminRequestError, UsageError } from './cli-errors.ts';
 import { commandTable } from './commands.ts';
-import { readGatewayEnvironment } from './gateway-environment.ts';
+import { readGatewayEnvironment, readGatewayUrl } from './gateway-environment.ts';
 import { chooseCommand, type HelpTopic, parseCommandArguments } from './parse-arguments.ts';
 import { readCredential, type StandardInput } from './read-credential.ts';
+import { readStoredSession } from './stored-session.ts';
 import { renderHelp } from './usage-text.ts';
 
 export interface TextOutput {
@@ -18,6 +19,8 @@ export interface CliIo {
   readonly stdin: StandardInput;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly fetch: typeof globalThis.fetch;
+  /** Shows `login` the provider's page: opens a browser where one is configured; tests drive the address. */
+  readonly openUrl?: (url: string) => unknown;
 }
 
 export const exitCodes = { done: 0, requestFailed: 1, usage: 2 } as const;
@@ -35,6 +38,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       scope = 'gateway-admin bootstrap';
       return await (await import('./bootstrap-command.ts')).runBootstrap(argv.slice(1), io);
     }
+    if (argv[0] === 'login' || argv[0] === 'logout') {
+      scope = `gateway-admin ${argv[0]}`;
+      const signIn = await import('./sign-in-command.ts');
+      return await (argv[0] === 'login' ? signIn.runLogin(argv.slice(1), io) : signIn.runLogout(argv.slice(1), io));
+    }
     const choice = chooseCommand(argv, commandTable);
     if (choice.kind === 'help') return printHelp(choice.topic);
     scope = `gateway-admin ${choice.command.words.join(' ')}`;
@@ -42,7 +50,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (commandArguments.kind === 'help') return printHelp(commandArguments.topic);
 
     // The environment and standard input are read only once the command line is valid, so its errors come first.
-    const gateway = readGatewayEnvironment(io.env);
+    const gateway = readGatewayEnvironment(io.env, await readStoredSession(io.env, readGatewayUrl(io.env), new Date()));
     // Every request is built (and a file checked whole) before the first is sent, so a bad input sends nothing.
     const requests = await commandArguments.buildRequests({
       readCredential: () => readCredential(io.stdin),

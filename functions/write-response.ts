@@ -22,6 +22,7 @@ export async function writeResponse(
   const stream = awslambda.HttpResponseStream.from(responseStream, {
     statusCode: response.statusCode,
     headers: response.headers,
+    ...(response.cookies && response.cookies.length > 0 ? { cookies: response.cookies } : {}),
   });
   const giveUp = giveUpBy && breakOffWhenUnread(responseStream, giveUpBy);
   try {

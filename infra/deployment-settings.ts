@@ -29,6 +29,46 @@ export interface DeploymentSettings {
   /** Where to deploy, when it must be known at synthesis (a web ACL's cross-region reference needs it). */
   readonly account: string | undefined;
   readonly region: string | undefined;
+  /**
+   * Sign-in with the team's OpenID provider (docs/sign-in.md), as the functions' `GATEWAY_OIDC_*` environment;
+   * empty without `oidcIssuer`. The client secret is never context: the team stores it in Secrets Manager as
+   * `model-gateway/<stage>/oidc-client-secret` (under the stage's prefix, which the admin function may read), and
+   * the context says only whether there is one (`oidcClientSecret=stored`, the default, or `none`).
+   */
+  readonly signInEnvironment: Readonly<Record<string, string>>;
+}
+
+/** The Secrets Manager name of a stage's OIDC client secret. */
+export const oidcClientSecretName = (stage: string) => `model-gateway/${stage}/oidc-client-secret`;
+
+/** Context name → the environment variable it sets, for the sign-in settings passed through as they are. */
+const signInContext: Readonly<Record<string, string>> = {
+  oidcClientId: 'GATEWAY_OIDC_CLIENT_ID',
+  oidcScopes: 'GATEWAY_OIDC_SCOPES',
+  oidcGroupsClaim: 'GATEWAY_OIDC_GROUPS_CLAIM',
+  oidcAdminGroups: 'GATEWAY_OIDC_ADMIN_GROUPS',
+  oidcEmailDomains: 'GATEWAY_OIDC_EMAIL_DOMAINS',
+  oidcUnknownPeople: 'GATEWAY_OIDC_UNKNOWN_PEOPLE',
+  sessionHours: 'GATEWAY_SESSION_HOURS',
+};
+
+function readSignInEnvironment(context: (name: string) => unknown, stage: string): Record<string, string> {
+  const issuer = readText(context('oidcIssuer'));
+  if (issuer === undefined) {
+    const stray = [...Object.keys(signInContext), 'oidcClientSecret'].filter((name) => context(name) !== undefined);
+    if (stray.length > 0) throw new Error(`context ${stray.join(', ')} needs "oidcIssuer" as well`);
+    return {};
+  }
+  const environment: Record<string, string> = { GATEWAY_OIDC_ISSUER: issuer };
+  for (const [name, variable] of Object.entries(signInContext)) {
+    const value = context(name);
+    if (value === undefined) continue;
+    environment[variable] = Array.isArray(value) ? value.map(String).join(',') : String(value).trim();
+  }
+  const secret = context('oidcClientSecret') ?? 'stored';
+  if (secret !== 'stored' && secret !== 'none') throw new Error('context "oidcClientSecret" must be stored or none');
+  if (secret === 'stored') environment['GATEWAY_OIDC_CLIENT_SECRET_NAME'] = oidcClientSecretName(stage);
+  return environment;
 }
 
 /** Enough for a team's members and their agents; the account keeps its unreserved pool for everything else. */
@@ -44,8 +84,9 @@ export function readDeploymentSettings(
   environment: Readonly<Record<string, string | undefined>> = {},
 ): DeploymentSettings {
   const waf = readFlag(context('waf'));
+  const stage = readStage(context('stage'));
   return {
-    stage: readStage(context('stage')),
+    stage,
     production: readFlag(context('production')),
     upstreamPrefixes: readList(context('upstreamPrefixes')),
     reservedConcurrency: readWholeNumber(context('reservedConcurrency'), 'reservedConcurrency', {
@@ -68,6 +109,7 @@ export function readDeploymentSettings(
     telemetry: readTelemetry(context),
     account: readText(context('account')) ?? environment['CDK_DEFAULT_ACCOUNT'],
     region: readText(context('region')) ?? environment['CDK_DEFAULT_REGION'],
+    signInEnvironment: readSignInEnvironment(context, stage),
   };
 }
 

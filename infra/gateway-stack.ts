@@ -67,6 +67,8 @@ export interface GatewayStackProps extends StackProps {
   readonly alertEmail?: string | undefined;
   /** OpenTelemetry export (deployment-settings.ts); off without it. */
   readonly telemetry?: DeploymentSettings['telemetry'];
+  /** `GATEWAY_OIDC_*` of sign-in with the team's provider (deployment-settings.ts), or none. */
+  readonly signInEnvironment?: Readonly<Record<string, string>>;
 }
 
 /** The headers each static build is served with, the same ones the local host sends. */
@@ -135,6 +137,7 @@ export class GatewayStack extends Stack {
     const originSecrets = new OriginSecrets(this, 'OriginSecret', { activeSlot: props.originSecretSlot });
     environment['GATEWAY_ORIGIN_SECRET_IDS'] = originSecrets.secretIds().join(',');
     if (props.upstreamPrefixes) environment['GATEWAY_UPSTREAM_PREFIXES'] = props.upstreamPrefixes.join(',');
+    Object.assign(environment, props.signInEnvironment ?? {});
     // The functions parse this same environment at cold start; a mistake should stop the deployment instead.
     parseGatewayConfig(environment);
 

@@ -66,13 +66,19 @@ export function createRuntimeResponseStream(response: ServerResponse): RuntimeRe
         done();
         return;
       }
-      const { statusCode = 200, headers = {} } = JSON.parse(prelude.subarray(0, end).toString('utf8')) as {
+      const {
+        statusCode = 200,
+        headers = {},
+        cookies = [],
+      } = JSON.parse(prelude.subarray(0, end).toString('utf8')) as {
         statusCode?: number;
         headers?: Record<string, string>;
+        cookies?: string[];
       };
       const rest = prelude.subarray(end + delimiter.length);
       prelude = undefined;
-      response.writeHead(statusCode, headers);
+      // A function URL sends each of the prelude's `cookies` as a Set-Cookie header of its own.
+      response.writeHead(statusCode, cookies.length > 0 ? { ...headers, 'set-cookie': cookies } : headers);
       if (rest.length === 0) done();
       else if (response.write(rest)) done();
       else response.once('drain', () => done());

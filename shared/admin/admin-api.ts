@@ -1,5 +1,4 @@
 import { listAlerts } from '../alerts/alert-list.ts';
-import { authenticate } from '../auth/authenticate.ts';
 import { issueKey, rotateKey } from '../auth/key-issuance.ts';
 import { type GatewayServices, secretNameForConnection } from '../config/gateway-services.ts';
 import { badRequest, forbidden, notFound } from '../http/gateway-error.ts';
@@ -9,6 +8,7 @@ import { renderFailure } from '../http/render-error.ts';
 import { checkBaseUrl } from '../net/base-url.ts';
 import { upstreamNetworkFor } from '../net/upstream-address.ts';
 import { logger } from '../observability/logger.ts';
+import { authenticateCaller } from '../sign-in/session-authentication.ts';
 import { type AuditChange, type AuditTargetType, auditSnapshot, changedFields } from '../store/audit-entries.ts';
 import { type ConnectionItem, holderMemberId, toConnectionView } from '../store/control-items.ts';
 import { newId } from '../store/ids.ts';
@@ -335,7 +335,7 @@ function pathId(segment: string): string {
 export async function handleAdmin(services: GatewayServices, request: GatewayRequest): Promise<GatewayResponse> {
   try {
     checkRequestEnvelope(request, services.config.bodyLimitBytes);
-    const principal = await authenticate(services, request.headers);
+    const principal = await authenticateCaller(services, request);
     const match = matchAdminRoute(request.method, request.path);
     if (principal.member.role !== 'admin' && (match?.route.audience !== 'member' || principal.holder)) {
       throw forbidden('admin_only', 'Only administrators may use the admin API.');

@@ -1,4 +1,5 @@
 import type { MemberProfile, Policy } from '../store/control-items.ts';
+import type { SessionRecord } from '../store/sign-in-items.ts';
 
 /** Who is calling: the key and its member, as last read (admission re-checks what must be current). */
 export interface Principal {
@@ -15,4 +16,6 @@ export interface Principal {
   member: MemberProfile;
   /** A holder-wallet key (`sk-<holder tag>-`). */
   holder: boolean;
+  /** Present when the caller signed in with the team's provider and presents a gateway session instead of a key. */
+  session?: SessionRecord | undefined;
 }

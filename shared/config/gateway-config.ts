@@ -111,6 +111,36 @@ const environmentSchema = z.object({
   GATEWAY_ALERT_RETRY_FIRST_MS: z._default(z.coerce.number().check(z.int(), z.positive()), 1_000),
   /** CloudWatch namespace of the EMF metrics; set by the stack, absent on the local host, which emits none. */
   GATEWAY_METRICS_NAMESPACE: z.optional(z.string().check(z.minLength(1))),
+  /**
+   * Sign-in with the team's OpenID Connect provider (docs/sign-in.md). Without an issuer there is none: keys are the
+   * only way in, as before. Its discovery document and keys are fetched from the issuer.
+   */
+  GATEWAY_OIDC_ISSUER: z.optional(z.url({ protocol: /^https?$/ })),
+  GATEWAY_OIDC_CLIENT_ID: z.optional(z.string().check(z.minLength(1))),
+  /** The client secret, where the provider issues one (one machine); on AWS `_SECRET_NAME` names it instead. */
+  GATEWAY_OIDC_CLIENT_SECRET: z.optional(z.string().check(z.minLength(1))),
+  /** The secret store's name of the client secret (Secrets Manager on AWS), read when sign-in first needs it. */
+  GATEWAY_OIDC_CLIENT_SECRET_NAME: z.optional(z.string().check(z.minLength(1))),
+  GATEWAY_OIDC_SCOPES: z._default(z.string().check(z.regex(/^[\x21-\x7e]+( [\x21-\x7e]+)*$/)), 'openid email profile'),
+  /** The ID token claim that lists the person's groups. */
+  GATEWAY_OIDC_GROUPS_CLAIM: z._default(z.string().check(z.minLength(1)), 'groups'),
+  /**
+   * The claim that says the provider verified the e-mail address: `email_verified` (OpenID Connect's, sent by Okta,
+   * Google, Cognito, Keycloak, Auth0); Microsoft Entra ID sends none by default, and its optional claim `xms_edov`
+   * (e-mail domain owner verified) stands for it there (docs/sign-in.md).
+   */
+  GATEWAY_OIDC_EMAIL_VERIFIED_CLAIM: z._default(z.string().check(z.minLength(1)), 'email_verified'),
+  /**
+   * Groups whose people are administrators; everyone else who signs in is a member. Empty (providers without a
+   * groups claim, such as Google): the member's own role decides, as an administrator set it.
+   */
+  GATEWAY_OIDC_ADMIN_GROUPS: z._default(commaList, []),
+  /** E-mail domains that may sign in; empty: any verified address. */
+  GATEWAY_OIDC_EMAIL_DOMAINS: z._default(commaList, []),
+  /** A person no member stands for yet: refused, or made a member with the team's default limits. */
+  GATEWAY_OIDC_UNKNOWN_PEOPLE: z._default(z.enum(['refuse', 'create-member']), 'refuse'),
+  /** How long a session (console or CLI) lasts. */
+  GATEWAY_SESSION_HOURS: z._default(z.coerce.number().check(z.positive(), z.lte(24 * 30)), 12),
 });
 
 export type GatewayConfig = ReturnType<typeof toConfig> & { telemetry: TelemetrySettings | undefined };
@@ -136,6 +166,7 @@ function toConfig(env: z.infer<typeof environmentSchema>) {
     throw new Error('GATEWAY_ALERT_WEBHOOK_SECRET (16 characters or more) is required with GATEWAY_ALERT_WEBHOOK_URL');
   }
   return {
+    signIn: readSignIn(env),
     keyTag: env.GATEWAY_KEY_TAG,
     holderTag: env.GATEWAY_HOLDER_TAG,
     upstreamPrefixes: env.GATEWAY_UPSTREAM_PREFIXES,
@@ -191,6 +222,43 @@ function toConfig(env: z.infer<typeof environmentSchema>) {
         : ({ kind: 'secrets-manager', prefix: env.GATEWAY_SECRET_PREFIX } as const),
   };
 }
+
+/** The sign-in settings, or undefined when no issuer is configured (then nothing about sign-in exists). */
+function readSignIn(env: z.infer<typeof environmentSchema>) {
+  if (env.GATEWAY_OIDC_ISSUER === undefined) return undefined;
+  if (env.GATEWAY_OIDC_CLIENT_ID === undefined) {
+    throw new Error('GATEWAY_OIDC_CLIENT_ID is required when GATEWAY_OIDC_ISSUER is set');
+  }
+  if (env.GATEWAY_OIDC_CLIENT_SECRET !== undefined && env.GATEWAY_OIDC_CLIENT_SECRET_NAME !== undefined) {
+    throw new Error('set GATEWAY_OIDC_CLIENT_SECRET or GATEWAY_OIDC_CLIENT_SECRET_NAME, not both');
+  }
+  const clientSecret: SignInClientSecret =
+    env.GATEWAY_OIDC_CLIENT_SECRET !== undefined
+      ? { kind: 'value', value: env.GATEWAY_OIDC_CLIENT_SECRET }
+      : env.GATEWAY_OIDC_CLIENT_SECRET_NAME !== undefined
+        ? { kind: 'secret-store', name: env.GATEWAY_OIDC_CLIENT_SECRET_NAME }
+        : { kind: 'none' };
+  return {
+    issuer: env.GATEWAY_OIDC_ISSUER,
+    clientId: env.GATEWAY_OIDC_CLIENT_ID,
+    clientSecret,
+    scopes: env.GATEWAY_OIDC_SCOPES,
+    emailVerifiedClaim: env.GATEWAY_OIDC_EMAIL_VERIFIED_CLAIM,
+    groupsClaim: env.GATEWAY_OIDC_GROUPS_CLAIM,
+    adminGroups: env.GATEWAY_OIDC_ADMIN_GROUPS,
+    emailDomains: env.GATEWAY_OIDC_EMAIL_DOMAINS.map((domain) => domain.toLowerCase().replace(/^@/, '')),
+    unknownPeople: env.GATEWAY_OIDC_UNKNOWN_PEOPLE,
+    sessionMs: Math.round(env.GATEWAY_SESSION_HOURS * 3_600_000),
+  };
+}
+
+/** Where the OIDC client secret comes from: none (a public client, PKCE alone), the environment, or the secret store. */
+export type SignInClientSecret =
+  | { kind: 'none' }
+  | { kind: 'value'; value: string }
+  | { kind: 'secret-store'; name: string };
+
+export type SignInConfig = NonNullable<GatewayConfig['signIn']>;
 
 export function parseGatewayConfig(environment: Record<string, string | undefined>): GatewayConfig {
   const parsed = environmentSchema.safeParse(environment);

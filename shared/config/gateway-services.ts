@@ -33,6 +33,8 @@ export interface GatewayServices {
   /** Work that outlives a response (settlement); hosts await it before an invocation or shutdown ends. */
   background: Set<Promise<unknown>>;
   now: () => Date;
+  /** Tests only: jose's key-set cooldown (shared/sign-in/oidc-client.ts), shortened to see a key rotation at once. */
+  signInTuning?: { jwksCooldownMs?: number } | undefined;
 }
 
 /** The services of one process around the store its host opened (hosts choose the engine; shared/ never does). */

@@ -20,6 +20,11 @@ export interface GatewayRequest {
 export interface GatewayResponse {
   statusCode: number;
   headers: Record<string, string>;
+  /**
+   * `Set-Cookie` values, apart from the headers because a function URL takes them as the prelude's `cookies` (one
+   * header name cannot carry several in a map); only sign-in sets any.
+   */
+  cookies?: string[];
   /** A whole body, or one produced as it is pulled (an async iterator: each chunk is read when the last is taken). */
   body: string | AsyncIterable<Uint8Array>;
   /** Work that must finish after the client's response ends (settlement); hosts await it before returning. */

@@ -168,6 +168,26 @@ export const routeTable: readonly RouteDefinition[] = [
     upstreamPrefixable: false,
   },
   {
+    // Sign-in with the team's OpenID provider (shared/sign-in/): login, callback and session are GETs (the
+    // browser navigates to them), logout and the CLI's code exchange POSTs.
+    id: 'sign-in',
+    method: 'GET',
+    path: '/app/auth/',
+    match: 'prefix',
+    functionId: 'admin',
+    wire: 'admin',
+    upstreamPrefixable: false,
+  },
+  {
+    id: 'sign-in-post',
+    method: 'POST',
+    path: '/app/auth/',
+    match: 'prefix',
+    functionId: 'admin',
+    wire: 'admin',
+    upstreamPrefixable: false,
+  },
+  {
     // The usage data API (summary, requests, export.csv, keys) under `/usage-api/v1/`; read-only.
     id: 'usage-api',
     method: 'GET',

@@ -19,6 +19,7 @@ import type {
   SecretLookup,
   StoredSecret,
 } from './control-items.ts';
+import type { CliGrant, PendingSignIn, SessionRecord } from './sign-in-items.ts';
 import type {
   ClosedRequest,
   LegacyImportResult,
@@ -49,6 +50,7 @@ export interface GatewayStore {
   readonly earlierRecords: EarlierRecordsStore;
   readonly alerts: AlertStore;
   readonly audit: AuditStore;
+  readonly sessions: SessionStore;
   /** Releases what the engine holds (connections, file handles); the store is unusable afterwards. */
   close(): Promise<void>;
 }
@@ -386,4 +388,25 @@ export interface MemberToday {
   used: number;
   reserved: number;
   liveKeys: number;
+}
+
+/**
+ * Sign-in's items (shared/store/sign-in-items.ts): the gateway's sessions, sign-ins under way, one-time CLI grants
+ * and which member each person of the provider stands for. Both engines build these verbs with `sessionStoreOver`.
+ */
+export interface SessionStore {
+  create(session: SessionRecord): Promise<void>;
+  /** The session with this id hash, unless it has expired by `now`. */
+  find(idHash: string, now: Date): Promise<SessionRecord | undefined>;
+  remove(idHash: string): Promise<void>;
+  begin(pending: PendingSignIn): Promise<void>;
+  /** The sign-in begun with this state, removed as it is read: a state is good for one callback. */
+  take(stateHash: string, now: Date): Promise<PendingSignIn | undefined>;
+  grantCli(grant: CliGrant): Promise<void>;
+  takeCliGrant(codeHash: string, now: Date): Promise<CliGrant | undefined>;
+  /** The member a provider's subject stands for, once linked. */
+  personMember(subject: string): Promise<string | undefined>;
+  /** Links a subject to a member unless it is linked already; returns the member it is linked to (the first wins). */
+  linkPerson(subject: string, memberId: string): Promise<string>;
+  unlinkPerson(subject: string): Promise<void>;
 }

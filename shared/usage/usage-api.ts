@@ -1,10 +1,10 @@
-import { authenticate } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { GatewayServices } from '../config/gateway-services.ts';
 import { notFound } from '../http/gateway-error.ts';
 import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
 import { checkRequestEnvelope } from '../http/read-request.ts';
 import { renderFailure } from '../http/render-error.ts';
+import { authenticateCaller } from '../sign-in/session-authentication.ts';
 import { readNewestRecords } from './newest-records.ts';
 import { csvContentType, toCsv } from './usage-csv.ts';
 import { toDetailRow } from './usage-details.ts';
@@ -39,7 +39,7 @@ function json(body: unknown): GatewayResponse {
 export async function handleUsage(services: GatewayServices, request: GatewayRequest): Promise<GatewayResponse> {
   try {
     checkRequestEnvelope(request, services.config.bodyLimitBytes);
-    const principal = await authenticate(services, request.headers);
+    const principal = await authenticateCaller(services, request);
     switch (request.path) {
       case `${basePath}/summary`:
         return json(await summary(services, principal, parseUsageQuery(request.query)));

@@ -84,6 +84,18 @@ export function createRequestPathDynamoStore(options: DynamoStoreOptions): Dynam
       append: notOnTheRequestPath('audit.append'),
       list: notOnTheRequestPath('audit.list'),
     },
+    sessions: {
+      create: notOnTheRequestPath('sessions.create'),
+      find: notOnTheRequestPath('sessions.find'),
+      remove: notOnTheRequestPath('sessions.remove'),
+      begin: notOnTheRequestPath('sessions.begin'),
+      take: notOnTheRequestPath('sessions.take'),
+      grantCli: notOnTheRequestPath('sessions.grantCli'),
+      takeCliGrant: notOnTheRequestPath('sessions.takeCliGrant'),
+      personMember: notOnTheRequestPath('sessions.personMember'),
+      linkPerson: notOnTheRequestPath('sessions.linkPerson'),
+      unlinkPerson: notOnTheRequestPath('sessions.unlinkPerson'),
+    },
     close: async () => client.destroy(),
   };
   return { ...store, engine: 'dynamodb', client };

@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { sessionStoreOver } from '../sign-in-items.ts';
 import type { GatewayStore } from '../store-port.ts';
 import type { TableLogicalName } from '../table-definitions.ts';
 import { dynamoAdmission } from './dynamo-admission.ts';
@@ -12,6 +13,7 @@ import { dynamoRecords } from './dynamo-records.ts';
 import { readRollups } from './dynamo-rollup-queries.ts';
 import { rebuildRollups } from './dynamo-rollup-rebuild.ts';
 import { addToRollups } from './dynamo-rollups.ts';
+import { dynamoSignInItems } from './dynamo-sign-in.ts';
 import { createDocumentClient, type DynamoClientOptions, type DynamoTables } from './dynamo-tables.ts';
 import { dynamoEarlierRecords } from './earlier-records-migration.ts';
 
@@ -55,6 +57,7 @@ export function createDynamoStore(options: DynamoStoreOptions): DynamoStore {
     earlierRecords: dynamoEarlierRecords(tables),
     alerts: dynamoAlerts(tables),
     audit: dynamoAudit(tables),
+    sessions: sessionStoreOver(dynamoSignInItems(tables)),
     async close() {
       client.destroy();
     },

@@ -222,6 +222,16 @@ const migrations: readonly string[] = [
   CREATE INDEX audit_by_actor ON audit_log (actor_member_id, at, id);
   CREATE INDEX audit_by_target ON audit_log (target_id, at, id);
   `,
+  // 7: sign-in's items (shared/store/sign-in-items.ts): sessions, sign-ins under way, CLI grants, person links.
+  `
+  CREATE TABLE sign_in_items (
+    kind TEXT NOT NULL,
+    id TEXT NOT NULL,
+    value TEXT NOT NULL,
+    expires_at INTEGER,
+    PRIMARY KEY (kind, id)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 export const schemaVersion = migrations.length;

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { nothingToMigrate } from '../earlier-records.ts';
+import { sessionStoreOver } from '../sign-in-items.ts';
 import type { GatewayStore } from '../store-port.ts';
 import { sqliteAdmission } from './sqlite-admission.ts';
 import { sqliteAlerts } from './sqlite-alerts.ts';
@@ -7,6 +8,7 @@ import { sqliteAudit } from './sqlite-audit.ts';
 import { sqliteConnections, sqliteKeys, sqliteMembers } from './sqlite-control.ts';
 import { guardVerbs, openDatabase, type SqliteOptions } from './sqlite-database.ts';
 import { sqliteRecords } from './sqlite-records.ts';
+import { sqliteSignInItems } from './sqlite-sign-in.ts';
 import { Statements } from './sqlite-statements.ts';
 import { sqliteLegacyUsage, sqliteRollups } from './sqlite-usage.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
@@ -54,6 +56,7 @@ export function openSqliteStore(options: SqliteOptions): SqliteStore {
     earlierRecords: nothingToMigrate,
     alerts: guardVerbs(sqliteAlerts(statements), committed),
     audit: guardVerbs(sqliteAudit(statements), committed),
+    sessions: guardVerbs(sessionStoreOver(sqliteSignInItems(statements)), committed),
     async close() {
       if (database.open) statements.flush();
       await checkpointer?.stop();

@@ -1,0 +1,157 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, type JWK } from 'jose';
+import Provider from 'oidc-provider';
+
+type SigningKey = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
+
+/** A person of the test provider: the claims its ID tokens carry about them. */
+export interface TestPerson {
+  email: string;
+  email_verified: boolean;
+  name: string;
+  groups: string[];
+}
+
+export interface TestIdentityProvider {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** The private signing key whose public half the provider publishes (tests forge tokens with it or others). */
+  signingKey: { privateKey: SigningKey; kid: string; publicJwk: JWK };
+  people: Map<string, TestPerson>;
+  /** Who signs in at the provider's next login prompt (the "interaction" a test drives). */
+  signInAs(subject: string): void;
+  /** Replaces the ID token of the next token endpoint answers (forgeries), until set back to undefined. */
+  rewriteIdToken: ((genuine: string) => Promise<string>) | undefined;
+  /** Replaces the key set the provider publishes (a key rotation), until set back to undefined. */
+  publishedKeys: { keys: JWK[] } | undefined;
+  /** How many times the key set (jwks_uri) was fetched. */
+  jwksRequests: number;
+  /** Registers the gateway's callback; the provider answers only once this is called. */
+  registerGateway(redirectUri: string): void;
+  close(): Promise<void>;
+}
+
+/**
+ * panva's oidc-provider (OpenID Certified), in process on a loopback port: discovery, authorization endpoint with
+ * PKCE, token endpoint, JWKS, real signed ID tokens. Its login "interaction" is a tiny one the test drives: the
+ * next login signs in whoever `signInAs` named, and consent is granted for the gateway. Two hooks on the real
+ * endpoints let a test play a hostile or rotating provider: the token endpoint's ID token can be swapped for a
+ * forged one, and the published key set replaced; the key set's fetches are counted.
+ */
+export async function startTestIdentityProvider(): Promise<TestIdentityProvider> {
+  let provider: Provider | undefined;
+  let nextSubject: string | undefined;
+  const server: Server = createServer((request, response) => {
+    if (!provider) {
+      response.writeHead(503).end();
+      return;
+    }
+    if (request.url?.startsWith('/interaction/')) {
+      void finishInteraction(provider, nextSubject, request, response);
+      return;
+    }
+    provider.callback()(request, response);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
+  const kid = 'test-key-1';
+  const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: 'RS256', use: 'sig' };
+  const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' };
+  const people = new Map<string, TestPerson>();
+
+  const harness: TestIdentityProvider = {
+    issuer,
+    clientId: 'model-gateway',
+    clientSecret: 'test-client-secret-for-the-gateway',
+    signingKey: { privateKey, kid, publicJwk },
+    people,
+    signInAs(subject) {
+      nextSubject = subject;
+    },
+    rewriteIdToken: undefined,
+    publishedKeys: undefined,
+    jwksRequests: 0,
+    registerGateway(redirectUri) {
+      provider = new Provider(issuer, {
+        clients: [
+          {
+            client_id: harness.clientId,
+            client_secret: harness.clientSecret,
+            redirect_uris: [redirectUri],
+            grant_types: ['authorization_code'],
+            response_types: ['code'],
+            token_endpoint_auth_method: 'client_secret_basic',
+          },
+        ],
+        jwks: { keys: [privateJwk] },
+        cookies: { keys: ['test-provider-cookie-key'] },
+        scopes: ['openid', 'email', 'profile', 'groups'],
+        claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
+        // The ID token carries the scopes' claims, as Okta, Entra ID, Google and Cognito's do.
+        conformIdTokenClaims: false,
+        findAccount: async (_context: unknown, subject: string) => {
+          const person = people.get(subject);
+          return person ? { accountId: subject, claims: async () => ({ sub: subject, ...person }) } : undefined;
+        },
+        interactions: { url: (_context: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
+        // Consent is the gateway's to skip: the grant covers whatever the gateway asked for.
+        loadExistingGrant: async (context: {
+          oidc: { client: { clientId: string }; session: { accountId?: string }; params: { scope: string } };
+        }) => {
+          const accountId = context.oidc.session.accountId;
+          if (!accountId || !provider) return undefined;
+          const grant = new provider.Grant({ clientId: context.oidc.client.clientId, accountId });
+          grant.addOIDCScope(context.oidc.params.scope);
+          await grant.save();
+          return grant;
+        },
+        features: { devInteractions: { enabled: false } },
+        pkce: { required: () => true },
+        ttl: { Interaction: 600, Grant: 600, Session: 600, AccessToken: 600, IdToken: 600 },
+      });
+      provider.use(async (context, next) => {
+        if (context.path === '/jwks') harness.jwksRequests += 1;
+        await next();
+        if (context.path === '/jwks' && harness.publishedKeys) context.body = harness.publishedKeys;
+        const answer = context.body as { id_token?: string } | undefined;
+        if (context.path === '/token' && harness.rewriteIdToken && typeof answer?.id_token === 'string') {
+          context.body = { ...answer, id_token: await harness.rewriteIdToken(answer.id_token) };
+        }
+      });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+  return harness;
+}
+
+async function finishInteraction(
+  provider: Provider,
+  subject: string | undefined,
+  request: Parameters<Provider['interactionFinished']>[0],
+  response: Parameters<Provider['interactionFinished']>[1],
+): Promise<void> {
+  try {
+    const interaction = await provider.interactionDetails(request, response);
+    if (interaction.prompt.name !== 'login' || subject === undefined) {
+      response.writeHead(400, { 'content-type': 'text/plain' }).end(`unexpected prompt ${interaction.prompt.name}`);
+      return;
+    }
+    await provider.interactionFinished(
+      request,
+      response,
+      { login: { accountId: subject } },
+      {
+        mergeWithLastSubmission: false,
+      },
+    );
+  } catch (error) {
+    response.writeHead(500, { 'content-type': 'text/plain' }).end(String(error));
+  }
+}
