@@ -127,10 +127,10 @@ describe('the admin console, safe by construction', () => {
 });
 
 /**
- * Sign-in by SSO (§B of the lead's contract): the endpoints are the `sso` branch's. Until they are served,
- * `/app/auth/session` answers 404 here and the console shows no SSO button; the session answer is then stood in
- * for with a routed reply, to check what the console sends with a session: the cookie and `x-gateway-console`,
- * never an Authorization header.
+ * Sign-in by SSO (§B of the lead's contract): a gateway without SSO configured (here) says so, or answers 404
+ * where the endpoint is not served, and the console shows no SSO button. The session answer is then stood in for
+ * with a routed reply, to check what the console sends with a session: the cookie and `x-gateway-console`, never
+ * an Authorization header (the test gateway has no identity provider to sign in with).
  */
 describe('the admin console with SSO', () => {
   it('offers SSO only when the gateway has it, and sends session requests with the console header', async () => {
