@@ -28,6 +28,7 @@ import {
   testConnectionBody,
   walletSchema,
 } from './admin-schemas.ts';
+import { connectionAddress } from './connection-address.ts';
 import { storedModelDeclarations } from './connection-models.ts';
 import { readLegacyUsageRecord } from './legacy-usage-record.ts';
 import { testConnection } from './test-connection.ts';
@@ -136,25 +137,40 @@ const adminRoutes: AdminRoute[] = [
     method: 'POST',
     pattern: '/connections',
     async action(services, request) {
-      const { apiKey, models, ...body } = parseBody(createConnectionBody, request);
+      const { apiKey, models, region, baseUrl: givenBaseUrl, ...body } = parseBody(createConnectionBody, request);
       if (!services.config.upstreamPrefixes.includes(body.upstream)) {
         throw badRequest('invalid_upstream', `"${body.upstream}" is not an upstream prefix of this gateway.`);
       }
-      const baseUrl = checkBaseUrl(body.baseUrl, upstreamNetworkFor(services.config.privateUpstreams, body));
+      const { baseUrl: requestedBaseUrl, credentialRequired } = connectionAddress(
+        body.wire,
+        givenBaseUrl,
+        region,
+        models,
+      );
+      if (credentialRequired && apiKey === undefined) {
+        throw badRequest('invalid_request', 'A connection of this wire needs its provider credential (apiKey).');
+      }
+      const baseUrl = checkBaseUrl(requestedBaseUrl, upstreamNetworkFor(services.config.privateUpstreams, body));
       if (!baseUrl.ok) throw badRequest('invalid_base_url', `The base URL is refused: ${baseUrl.problem}.`);
       const id = newId('con');
       const connection: ConnectionItem = {
         ...body,
         // Stored as the vendor's SDK takes it; a URL that ends in the version the wire appends loses it here.
-        baseUrl: canonicalBaseUrl(upstreamWireFor(body.wire).baseUrl, body.baseUrl),
+        baseUrl: canonicalBaseUrl(upstreamWireFor(body.wire).baseUrl, requestedBaseUrl),
+        ...(region === undefined ? {} : { region }),
         ...storedModelDeclarations(models),
         id,
         enabled: true,
         createdAt: services.now().toISOString(),
-        secretName: secretNameForConnection(services.config, id),
+        // A connection without a credential (Bedrock signing as the host's AWS identity) names no secret.
+        secretName: apiKey === undefined ? '' : secretNameForConnection(services.config, id),
       };
       // Everything is checked above, before the credential is stored. It is stored first (a connection must never
       // exist without the secret it points to), and deleted again if the connection cannot be stored after all.
+      if (apiKey === undefined) {
+        await services.store.connections.create(connection);
+        return [201, { connection: toConnectionView(connection) }];
+      }
       await services.secrets.write(connection.secretName, apiKey);
       try {
         await services.store.connections.create(connection);

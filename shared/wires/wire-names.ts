@@ -2,8 +2,18 @@
  * The wire formats the gateway speaks. A client wire is what a caller sends; an upstream wire is what a
  * connection speaks. They share names so that "same wire in and out" is a plain equality.
  */
-export const upstreamWires = ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini'] as const;
+export const upstreamWires = ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini', 'bedrock'] as const;
 export type UpstreamWire = (typeof upstreamWires)[number];
+
+/**
+ * The format of the bodies and events a connection's wire carries. Amazon Bedrock's runtime (`bedrock`) serves
+ * Anthropic's models in the messages format — the same body, its events in AWS's binary framing, signed with
+ * SigV4 — so every question of format (what is a pass-through, which hop reaches it, which media it carries) is
+ * answered for `anthropic-messages`; only addressing, signing and framing are Bedrock's own.
+ */
+export function formatOfWire(wire: UpstreamWire): Exclude<UpstreamWire, 'bedrock'> {
+  return wire === 'bedrock' ? 'anthropic-messages' : wire;
+}
 
 export const clientWires = [
   'openai-chat',
@@ -19,7 +29,8 @@ export type ClientWire = (typeof clientWires)[number];
 
 /** Which client wires a connection's upstream wire can serve without translation. */
 export function clientWiresServedBy(wire: UpstreamWire): ClientWire[] {
-  switch (wire) {
+  const format = formatOfWire(wire);
+  switch (format) {
     case 'openai-chat':
       return ['openai-chat'];
     case 'openai-responses':
@@ -29,7 +40,7 @@ export function clientWiresServedBy(wire: UpstreamWire): ClientWire[] {
     case 'gemini':
       return ['gemini'];
     default: {
-      const unknownWire: never = wire;
+      const unknownWire: never = format;
       throw new Error(`unknown wire ${String(unknownWire)}`);
     }
   }

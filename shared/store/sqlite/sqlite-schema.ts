@@ -201,6 +201,10 @@ const migrations: readonly string[] = [
   CREATE INDEX alerts_by_time ON alerts (at, id);
   CREATE INDEX alerts_due ON alerts (due_at) WHERE due_at IS NOT NULL;
   `,
+  // 6: the AWS region a Bedrock connection signs for (shared/wires/bedrock/); NULL on every other wire.
+  `
+  ALTER TABLE connections ADD COLUMN region TEXT;
+  `,
 ];
 
 export const schemaVersion = migrations.length;
