@@ -1,5 +1,6 @@
-import { Sha256 } from '@aws-crypto/sha256-js';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
+// Node's own SHA-256 behind the SDK's hash interface: the one the SDK clients in every bundle already carry.
+import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import { GatewayError } from '../../http/gateway-error.ts';
