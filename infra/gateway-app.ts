@@ -51,6 +51,7 @@ export function defineGatewayStacks(
     earlierRecords: settings.earlierRecords,
     alertEmail: settings.alertEmail,
     telemetry: settings.telemetry,
+    ...(settings.bedrockModels ? { bedrockModels: settings.bedrockModels } : {}),
     ...(edge ? { webAclArn: edge.webAcl.attrArn } : {}),
     staticSiteSources,
     description: `Model gateway, stage ${settings.stage}`,
