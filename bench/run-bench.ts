@@ -113,7 +113,11 @@ const results: BenchResults = {
   bundleVariants: [],
   targets: [],
 };
-const step = (text: string) => process.stdout.write(`• ${text}\n`);
+/**
+ * Each step with the load average (1 minute) at its start; the next step's is the end of this one's, and the last
+ * line gives the end of the last. Other work on a shared machine moves every wall-clock figure: read them with it.
+ */
+const step = (text: string) => process.stdout.write(`• ${text} (load average ${loadavg()[0]?.toFixed(2)})\n`);
 
 // Bundles first, while nothing else runs on the machine.
 step('bundling the Lambda functions and timing their init');
@@ -383,6 +387,7 @@ try {
 }
 
 results.machine.loadAverage.atEnd = loadavg()[0];
+process.stdout.write(`• measurements done (load average ${results.machine.loadAverage.atEnd?.toFixed(2)})\n`);
 results.targets = evaluateTargets(results);
 printReport(results, results.targets);
 step('OpenTelemetry export on and off');

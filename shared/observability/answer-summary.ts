@@ -61,6 +61,12 @@ function readPart(wire: string, part: unknown, summary: AnswerSummary): void {
       }
       return;
     }
+    case 'bedrock-converse': {
+      // Converse names no model in its answer; its stop reason is the answer's, or the stream's `messageStop`.
+      const stop = textAt(part, 'stopReason') ?? textAt(objectAt(part, 'messageStop'), 'stopReason');
+      if (stop !== undefined) summary.finishReasons.push(stop);
+      return;
+    }
     default:
       return;
   }
