@@ -36,7 +36,7 @@ import {
  */
 
 const memberRoles = ['admin', 'member'] as const;
-const upstreamWires = ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini'] as const;
+const upstreamWires = ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini', 'bedrock'] as const;
 
 // Shared by members and keys, which carry the same kinds of limit (a key's policy narrows its member's).
 const accessFlags = {
@@ -289,9 +289,11 @@ export const commandTable: readonly Command[] = [
     flags: {
       provider: required(textFlag('NAME', 'provider the connection serves')),
       wire: required(choiceFlag(upstreamWires, 'wire format the upstream speaks')),
-      'base-url': required(
-        httpUrlFlag('URL', "base URL as the provider's SDK takes it (see the table in docs/admin-and-usage.md)"),
+      'base-url': httpUrlFlag(
+        'URL',
+        "base URL as the provider's SDK takes it (see the table in docs/admin-and-usage.md); bedrock: defaults to the region's runtime endpoint",
       ),
+      region: textFlag('REGION', 'AWS region a bedrock connection signs for (docs/bedrock.md)'),
       models: modelsFlag(
         'id[:ctx=N][:max=N][:input=image+video],...',
         'model IDs served by this connection, each with its context window and largest output in tokens and the media it takes (image, video, audio, file) if known',
@@ -300,19 +302,19 @@ export const commandTable: readonly Command[] = [
       'private-network': optionalSwitch(
         'the base URL is on a private network (loopback or private addresses; needed on AWS, never for metadata)',
       ),
-      'api-key-stdin': requiredSwitch('read the provider credential from standard input (trimmed, never echoed)'),
+      'api-key-stdin': optionalSwitch(
+        'read the provider credential from standard input (trimmed, never echoed); required but for bedrock, whose requests are signed as the host when it is left out',
+      ),
     },
     buildRequest: async ({ flags, readCredential }) => ({
       method: 'POST',
       path: '/admin/v1/connections',
       body: {
-        provider: flags.provider,
-        wire: flags.wire,
-        baseUrl: flags['base-url'],
+        ...connectionAddressFlags(flags),
         models: flags.models,
         upstream: flags.upstream,
         privateNetwork: flags['private-network'],
-        apiKey: await readCredential(),
+        apiKey: flags['api-key-stdin'] ? await readCredential() : undefined,
       },
     }),
     result: connectionResult,
@@ -420,3 +422,31 @@ export const commandTable: readonly Command[] = [
   }),
   ...alertCommands,
 ];
+
+/**
+ * Where `connection create` reaches its upstream: every wire but Bedrock's needs --base-url and --api-key-stdin;
+ * Bedrock's needs --region (its base URL defaults to the region's endpoint, its credential is the host's identity
+ * unless a Bedrock API key is given). Refused here, before anything is read from standard input.
+ */
+function connectionAddressFlags(flags: {
+  provider: string;
+  wire: string;
+  'base-url'?: string | undefined;
+  region?: string | undefined;
+  'api-key-stdin'?: boolean | undefined;
+}): Record<string, unknown> {
+  if (flags.wire === 'bedrock') {
+    if (flags.region === undefined) throw new UsageError('connection create: --wire bedrock needs --region');
+  } else {
+    if (flags['api-key-stdin'] !== true)
+      throw new UsageError('connection create: missing required flag --api-key-stdin');
+    if (flags['base-url'] === undefined) throw new UsageError('connection create: missing required flag --base-url');
+    if (flags.region !== undefined) throw new UsageError('connection create: --region is for --wire bedrock only');
+  }
+  return {
+    provider: flags.provider,
+    wire: flags.wire,
+    ...(flags['base-url'] === undefined ? {} : { baseUrl: flags['base-url'] }),
+    ...(flags.region === undefined ? {} : { region: flags.region }),
+  };
+}

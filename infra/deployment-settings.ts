@@ -1,3 +1,4 @@
+import { readBedrockModels } from './bedrock-access.ts';
 import { type OriginSecretSlot, originSecretSlots } from './origin-secrets.ts';
 import { stagePattern } from './stack-outputs.ts';
 
@@ -26,6 +27,11 @@ export interface DeploymentSettings {
    * send the headers kept in the secret `model-gateway/<stage>/otel-headers`. Off without an endpoint.
    */
   readonly telemetry: { endpoint: string; protocol: 'http/protobuf' | 'http/json'; headersSecret: boolean } | undefined;
+  /**
+   * `--context bedrockModels=anthropic.claude-sonnet-4-5*,…`: the Bedrock models or families the functions' roles may
+   * invoke, for Bedrock connections signed with the role (docs/bedrock.md); no Bedrock permission without it.
+   */
+  readonly bedrockModels: readonly string[] | undefined;
   /** Where to deploy, when it must be known at synthesis (a web ACL's cross-region reference needs it). */
   readonly account: string | undefined;
   readonly region: string | undefined;
@@ -107,6 +113,7 @@ export function readDeploymentSettings(
       : undefined,
     alertEmail: readEmail(context('alertEmail')),
     telemetry: readTelemetry(context),
+    bedrockModels: readBedrockModels(context('bedrockModels')),
     account: readText(context('account')) ?? environment['CDK_DEFAULT_ACCOUNT'],
     region: readText(context('region')) ?? environment['CDK_DEFAULT_REGION'],
     signInEnvironment: readSignInEnvironment(context, stage),

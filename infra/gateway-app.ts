@@ -52,6 +52,7 @@ export function defineGatewayStacks(
     alertEmail: settings.alertEmail,
     telemetry: settings.telemetry,
     signInEnvironment: settings.signInEnvironment,
+    ...(settings.bedrockModels ? { bedrockModels: settings.bedrockModels } : {}),
     ...(edge ? { webAclArn: edge.webAcl.attrArn } : {}),
     staticSiteSources,
     description: `Model gateway, stage ${settings.stage}`,

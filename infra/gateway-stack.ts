@@ -23,6 +23,7 @@ import {
   tableEnvironmentVariable,
 } from '../shared/store/table-definitions.ts';
 import { AlertDelivery, alertEventBus, alertEventSource, grantAlertEvents } from './alert-delivery.ts';
+import { grantBedrock } from './bedrock-access.ts';
 import { cloudFrontPathPatterns } from './cloudfront-path-patterns.ts';
 import type { DeploymentSettings, EarlierRecordsTable } from './deployment-settings.ts';
 import { type DynamoAction, functionPermissions } from './function-permissions.ts';
@@ -65,6 +66,8 @@ export interface GatewayStackProps extends StackProps {
   readonly webAclArn?: string;
   /** Who is e-mailed the stage's alerts and alarms; nobody without it (the alerts still go to EventBridge). */
   readonly alertEmail?: string | undefined;
+  /** The Bedrock models or families the functions may invoke (infra/bedrock-access.ts); none when absent. */
+  readonly bedrockModels?: readonly string[] | undefined;
   /** OpenTelemetry export (deployment-settings.ts); off without it. */
   readonly telemetry?: DeploymentSettings['telemetry'];
   /** `GATEWAY_OIDC_*` of sign-in with the team's provider (deployment-settings.ts), or none. */
@@ -154,6 +157,7 @@ export class GatewayStack extends Stack {
         logRemovalPolicy: props.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       });
       grantAccess(gatewayFunction, profile.access, tables, secretPrefix, originSecrets);
+      grantBedrock(gatewayFunction.function, gatewayFunction, profile.access, props.bedrockModels);
       // Functions that answer HTTP trace their requests, and read the collector's headers from their one secret.
       if (functionUrl && props.telemetry?.headersSecret) gatewayFunction.grantSecretRead(telemetryHeadersSecret);
       return gatewayFunction;

@@ -1,4 +1,4 @@
-import { type CfnElement, type Stack, Token, Validations } from 'aws-cdk-lib';
+import { type CfnElement, Stack, Token, Validations } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import type { GatewayDistribution } from './gateway-distribution.ts';
 import type { StaticSite } from './static-site.ts';
@@ -105,4 +105,31 @@ export function nagRegion(stack: Stack): string {
 
 export function nagAccount(stack: Stack): string {
   return Token.isUnresolved(stack.account) ? '<AWS::AccountId>' : stack.account;
+}
+
+/**
+ * cdk-nag's AwsSolutions-IAM5 flags the Bedrock grant's wildcards (infra/bedrock-access.ts): the region of a
+ * foundation model (a cross-region inference profile runs the model in any region of its geography), the
+ * geography prefix of a system inference profile (`us.`, `eu.`, `global.`…), and the `*` of a model family the
+ * deployment itself chose to allow (`anthropic.claude-sonnet-4-5*`). Nothing else of Bedrock is reachable.
+ */
+export function acknowledgeBedrockWildcards(scope: IConstruct, models: readonly string[]): void {
+  const account = nagAccount(Stack.of(scope));
+  const reason =
+    'Bedrock models the deployment allows (bedrockModels), in every region as cross-region inference profiles ' +
+    'need, and the geography-prefixed inference profiles of them; the wildcards name regions, geography prefixes ' +
+    'and the model families the team chose, nothing else.';
+  Validations.of(scope).acknowledge(
+    ...models.flatMap((model) => [
+      { id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${model}]`, reason },
+      {
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*:${account}:inference-profile/${model}]`,
+        reason,
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*:${account}:inference-profile/*.${model}]`,
+        reason,
+      },
+    ]),
+  );
 }

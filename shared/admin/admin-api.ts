@@ -31,6 +31,7 @@ import {
 } from './admin-schemas.ts';
 import { auditActorOf, recordAudit } from './audit-log.ts';
 import { auditRoutes } from './audit-routes.ts';
+import { connectionAddress } from './connection-address.ts';
 import { storedModelDeclarations } from './connection-models.ts';
 import { readLegacyUsageRecord } from './legacy-usage-record.ts';
 import { listRoutes } from './list-routes.ts';
@@ -153,37 +154,40 @@ const adminRoutes: AdminRoute[] = [
     pattern: '/connections',
     audience: 'admin',
     async action({ services, request }) {
-      const { apiKey, models, ...body } = parseBody(createConnectionBody, request);
+      const { apiKey, models, region, baseUrl: givenBaseUrl, ...body } = parseBody(createConnectionBody, request);
       if (!services.config.upstreamPrefixes.includes(body.upstream)) {
         throw badRequest('invalid_upstream', `"${body.upstream}" is not an upstream prefix of this gateway.`);
       }
-      const baseUrl = checkBaseUrl(body.baseUrl, upstreamNetworkFor(services.config.privateUpstreams, body));
+      const { baseUrl: requestedBaseUrl, credentialRequired } = connectionAddress(
+        body.wire,
+        givenBaseUrl,
+        region,
+        models,
+      );
+      if (credentialRequired && apiKey === undefined) {
+        throw badRequest('invalid_request', 'A connection of this wire needs its provider credential (apiKey).');
+      }
+      const baseUrl = checkBaseUrl(requestedBaseUrl, upstreamNetworkFor(services.config.privateUpstreams, body));
       if (!baseUrl.ok) throw badRequest('invalid_base_url', `The base URL is refused: ${baseUrl.problem}.`);
       const id = newId('con');
       const connection: ConnectionItem = {
         ...body,
         // Stored as the vendor's SDK takes it; a URL that ends in the version the wire appends loses it here.
-        baseUrl: canonicalBaseUrl(upstreamWireFor(body.wire).baseUrl, body.baseUrl),
+        baseUrl: canonicalBaseUrl(upstreamWireFor(body.wire).baseUrl, requestedBaseUrl),
+        ...(region === undefined ? {} : { region }),
         ...storedModelDeclarations(models),
         id,
         enabled: true,
         createdAt: services.now().toISOString(),
         version: 1,
-        secretName: secretNameForConnection(services.config, id),
+        // A connection without a credential (Bedrock signing as the host's AWS identity) names no secret.
+        secretName: apiKey === undefined ? '' : secretNameForConnection(services.config, id),
       };
-      // Everything is checked above, before the credential is stored. It is stored first (a connection must never
-      // exist without the secret it points to), and deleted again if the connection cannot be stored after all.
-      await services.secrets.write(connection.secretName, apiKey);
-      try {
+      // Everything is checked above, before anything is stored.
+      if (apiKey === undefined) {
         await services.store.connections.create(connection);
-      } catch (error) {
-        await services.secrets.remove(connection.secretName).catch((removal: unknown) => {
-          logger.error('a credential was stored without its connection and could not be deleted', {
-            secretName: connection.secretName,
-            error: removal,
-          });
-        });
-        throw error;
+      } else {
+        await storeWithCredential(services, connection, apiKey);
       }
       const view = toConnectionView(connection);
       return {
@@ -364,5 +368,24 @@ export async function handleAdmin(services: GatewayServices, request: GatewayReq
       return { ...failure, body: JSON.stringify({ ...JSON.parse(failure.body), current: error.current }) };
     }
     return failure;
+  }
+}
+
+/**
+ * Stores a connection with its credential: the credential first (a connection must never exist without the secret
+ * it points to), deleted again if the connection cannot be stored after all.
+ */
+async function storeWithCredential(services: GatewayServices, connection: ConnectionItem, apiKey: string) {
+  await services.secrets.write(connection.secretName, apiKey);
+  try {
+    await services.store.connections.create(connection);
+  } catch (error) {
+    await services.secrets.remove(connection.secretName).catch((removal: unknown) => {
+      logger.error('a credential was stored without its connection and could not be deleted', {
+        secretName: connection.secretName,
+        error: removal,
+      });
+    });
+    throw error;
   }
 }

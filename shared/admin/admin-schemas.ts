@@ -1,5 +1,6 @@
 import { type MemberRole, maxModelLimitTokens, memberRoles, policySchema } from '../store/control-items.ts';
 import * as z from '../validation/zod.ts';
+import { awsRegionPattern } from '../wires/bedrock/bedrock-runtime-api.ts';
 import { inputModalities } from '../wires/input-media.ts';
 import { connectionWires } from '../wires/wire-names.ts';
 
@@ -58,15 +59,21 @@ export const createConnectionBody = z.strictObject({
     .string()
     .check(z.regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'a provider name is lowercase letters, digits, ".", "_" or "-"')),
   wire: z.enum(connectionWires),
-  /** Checked further, against the gateway's network setting, by shared/net/base-url.ts. */
-  baseUrl: z.string().check(z.minLength(1), z.maxLength(2048)),
+  /**
+   * Checked further, against the gateway's network setting, by shared/net/base-url.ts. A Bedrock connection's
+   * defaults to its region's runtime endpoint.
+   */
+  baseUrl: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
+  /** The AWS region a Bedrock connection signs for; Bedrock connections only. */
+  region: z.optional(z.string().check(z.regex(awsRegionPattern, 'not an AWS region name'))),
   // At most 500 ids of at most 256 characters, each with two numbers: a connection item stays far inside
   // DynamoDB's 400 KB.
   models: z._default(z.array(modelDeclarationSchema).check(z.maxLength(maxConnectionModels)), []),
   upstream: z._default(z.string().check(z.minLength(1)), 'lb'),
   /** The administrator says this connection reaches a private network (a VPC endpoint, a proxy, a local model). */
   privateNetwork: z._default(z.boolean(), false),
-  apiKey: z.string().check(z.minLength(1), z.maxLength(10_000)),
+  /** The provider credential; optional for Bedrock only (a Bedrock API key; without one, SigV4 as the host). */
+  apiKey: z.optional(z.string().check(z.minLength(1), z.maxLength(10_000))),
 });
 
 /** `POST /members/{id}/update`: the fields given change, the others stay. */

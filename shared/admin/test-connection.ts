@@ -6,7 +6,10 @@ import { badRequest, GatewayError, notFound } from '../http/gateway-error.ts';
 import { upstreamNetworkFor } from '../net/upstream-address.ts';
 import { logger } from '../observability/logger.ts';
 import { dispatchUpstream, readUpstreamText } from '../pipeline/dispatch-upstream.ts';
+import { requestToSend } from '../pipeline/forwarded-headers.ts';
+import { upstreamTargetOf } from '../pipeline/upstream-target.ts';
 import type { ConnectionItem } from '../store/control-items.ts';
+import { exceptionName } from '../wires/bedrock/bedrock-errors.ts';
 import type { UpstreamHttpRequest, UpstreamTarget, UpstreamWireFormat } from '../wires/upstream-wire-format.ts';
 import { upstreamWireFor } from '../wires/upstream-wires.ts';
 
@@ -24,8 +27,11 @@ export interface ProbeFailure {
     | 'upstream_timeout'
     | 'upstream_redirect_refused'
     | 'upstream_address_refused'
-    | 'credential_unavailable';
+    | 'credential_unavailable'
+    | 'aws_credentials_unavailable';
   reason: string;
+  /** Amazon Bedrock's own error code (`AccessDeniedException`, `ResourceNotFoundException`…), where it gave one. */
+  awsError?: string;
 }
 
 /** One call a connection test made, and what came of it. */
@@ -80,7 +86,9 @@ export async function testConnection(
   const connection = (await services.store.connections.list()).find((candidate) => candidate.id === id);
   if (!connection) throw notFound('connection_not_found', `No connection has the id ${id}.`);
   const wire = upstreamWireFor(connection.wire);
-  const generation = options.generate ? generationModel(connection, options.model) : undefined;
+  // A wire with no model list (Bedrock's runtime) is proven by a one-token generation, asked for or not.
+  const generation =
+    options.generate || wire.modelList === undefined ? generationModel(connection, options.model) : undefined;
   const report: ConnectionTestReport = {
     connection: {
       id: connection.id,
@@ -93,35 +101,35 @@ export async function testConnection(
     ok: false,
     probes: [],
   };
-  let credential: string;
+  let target: UpstreamTarget;
   try {
-    credential = await services.secrets.read(connection.secretName);
+    target = await upstreamTargetOf(services, connection);
   } catch (error) {
     logger.error('a connection test could not read its credential', { connectionId: id, error });
     report.probes.push(credentialUnavailable(wire, connection));
     return report;
   }
-  const target: UpstreamTarget = { baseUrl: connection.baseUrl, credential };
-  const prober = new Prober(services, connection, credential);
+  const prober = new Prober(services, connection, target.credential);
 
-  const list = await prober.probe('model-list', wire.modelList.request(target), (answer) =>
-    wire.modelList.read(answer),
-  );
-  report.probes.push(list.probe);
-  if (list.read && !list.read.more) {
-    const listed = new Set(list.read.ids);
-    report.notListedUpstream = servedUpstreamModels(connection).filter((model) => !listed.has(model));
+  if (wire.modelList) {
+    const { modelList } = wire;
+    const list = await prober.probe('model-list', modelList.request(target), (answer) => modelList.read(answer));
+    report.probes.push(list.probe);
+    if (list.read && !list.read.more) {
+      const listed = new Set(list.read.ids);
+      report.notListedUpstream = servedUpstreamModels(connection).filter((model) => !listed.has(model));
+    }
   }
   if (generation !== undefined) {
-    const request = wire.buildUpstreamRequest({
-      target,
-      body: { ...wire.minimalGeneration },
-      upstreamModel: generation,
-      stream: false,
-      // The body states its own cap, the least each vendor accepts.
-      operation: 'generate',
-    });
-    const generated = await prober.probe('generation', request, () => true);
+    // The body states its own cap, the least each vendor accepts.
+    const generated = await prober.probeWith('generation', () =>
+      requestToSend(
+        wire,
+        target,
+        { body: { ...wire.minimalGeneration }, upstreamModel: generation, stream: false, operation: 'generate' },
+        {},
+      ),
+    );
     report.probes.push({ ...generated.probe, model: generation });
   }
   report.ok = report.probes.every((probe) => probe.ok);
@@ -157,11 +165,11 @@ function generationModel(connection: ConnectionItem, requested: string | undefin
 }
 
 function credentialUnavailable(wire: UpstreamWireFormat<unknown, unknown>, connection: ConnectionItem) {
-  const request = wire.modelList.request({ baseUrl: connection.baseUrl, credential: '' });
+  const request = wire.modelList?.request({ baseUrl: connection.baseUrl, credential: '' });
   return {
     call: 'model-list',
     method: 'GET',
-    url: withoutQuery(request.url),
+    url: request ? withoutQuery(request.url) : connection.baseUrl,
     ok: false,
     status: null,
     latencyMs: 0,
@@ -182,6 +190,31 @@ class Prober {
     private readonly credential: string,
   ) {
     this.#timeoutMs = Math.min(services.config.upstreamTimeoutMs, connectionTestTimeoutMs);
+  }
+
+  /** A probe of a request that must be made first (signed): a failure to make it is the probe's failure. */
+  async probeWith(call: ConnectionProbe['call'], make: () => Promise<UpstreamHttpRequest>) {
+    let request: UpstreamHttpRequest;
+    try {
+      request = await make();
+    } catch (error) {
+      const failure: ProbeFailure =
+        error instanceof GatewayError && error.code === 'aws_credentials_unavailable'
+          ? { code: 'aws_credentials_unavailable', reason: error.message }
+          : callFailure(error);
+      return {
+        probe: {
+          call,
+          method: 'POST' as const,
+          url: this.connection.baseUrl,
+          ok: false,
+          status: null,
+          latencyMs: 0,
+          failure,
+        },
+      };
+    }
+    return this.probe(call, request, () => true);
   }
 
   async probe<Read>(
@@ -207,7 +240,8 @@ class Prober {
       const text = await readUpstreamText(answer, this.#timeoutMs);
       const latencyMs = stopwatch.elapsedMs();
       if (status < 200 || status > 299) {
-        return { probe: { ...base, ok: false, status, latencyMs, failure: statusFailure(call, status) } };
+        const failure = statusFailure(call, status, exceptionName(answer.response.headers.get('x-amzn-errortype')));
+        return { probe: { ...base, ok: false, status, latencyMs, failure } };
       }
       const parsed = read(parseJsonOrUndefined(text));
       if (parsed === undefined) {
@@ -252,7 +286,15 @@ function withoutQuery(url: string): string {
 }
 
 /** A status told in words, never the upstream's own (an error body may quote the credential, masked or not). */
-function statusFailure(call: ConnectionProbe['call'], status: number): ProbeFailure {
+function statusFailure(call: ConnectionProbe['call'], status: number, awsException?: string): ProbeFailure {
+  // Bedrock names what went wrong (AccessDeniedException, ResourceNotFoundException…): a name, never a secret.
+  if (awsException !== undefined && /^[A-Za-z]{1,64}$/.test(awsException)) {
+    return {
+      code: 'upstream_status',
+      reason: `Amazon Bedrock answered ${status} ${awsException}.`,
+      awsError: awsException,
+    };
+  }
   const reason = (() => {
     if (status === 401) return 'The upstream refused the credential (401): check the API key.';
     if (status === 403) return 'The upstream refused this credential access (403).';

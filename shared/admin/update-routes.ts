@@ -81,7 +81,10 @@ export const updateRoutes: AdminRoute[] = [
         if (changes.secretName) await removeCredential(services, changes.secretName, 'the update failed');
         throw error;
       }
-      if (changes.secretName) await removeCredential(services, existing.secretName, 'it was replaced');
+      // A Bedrock connection that signed as the host had no credential to replace.
+      if (changes.secretName && existing.secretName !== '') {
+        await removeCredential(services, existing.secretName, 'it was replaced');
+      }
       const fields = changedFields(toConnectionView(existing), toConnectionView(updated));
       return {
         status: 200,

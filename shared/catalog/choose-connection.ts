@@ -1,7 +1,7 @@
 import { badRequest, notFound } from '../http/gateway-error.ts';
 import type { ConnectionItem } from '../store/control-items.ts';
 import { translationPath } from '../translation/translation-paths.ts';
-import { type ClientWire, clientWiresServedBy, type UpstreamWire } from '../wires/wire-names.ts';
+import { type ClientWire, clientWiresServedBy, formatOfWire, type UpstreamWire } from '../wires/wire-names.ts';
 import { type KnownModel, modelsOfConnection } from './known-models.ts';
 
 export interface UpstreamChoices {
@@ -109,7 +109,7 @@ export class ConnectionRotation {
   }): ConnectionItem {
     const { model } = input;
     const { upstream, connections } = this.#servingOrRefuse(input.connections, model, input.upstream);
-    const counting = connections.filter((connection) => connection.wire === input.countingWire);
+    const counting = connections.filter((connection) => formatOfWire(connection.wire) === input.countingWire);
     return this.#next(`${upstream}|${model.publicId}|count`, counting.length > 0 ? counting : connections);
   }
 

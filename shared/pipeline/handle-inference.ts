@@ -27,11 +27,13 @@ import { translateRequest, type WireTranslation } from '../translation/wire-tran
 import type { ClientWireFormat, StreamFraming, WireRequest } from '../wires/client-wire-format.ts';
 import { parseJson } from '../wires/parse-json.ts';
 import type { UpstreamHttpRequest, UpstreamWireFormat } from '../wires/upstream-wire-format.ts';
-import { clientWiresServedBy, type ErrorEnvelope } from '../wires/wire-names.ts';
+import { clientWiresServedBy, type ErrorEnvelope, formatOfWire } from '../wires/wire-names.ts';
 import { dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
-import { forwardedHeaders, withForwardedHeaders } from './forwarded-headers.ts';
+import { forwardedHeaders, requestToSend } from './forwarded-headers.ts';
 import { relayEventStream } from './relay-event-stream.ts';
 import { readAndRoute } from './route-request.ts';
+import { sseBodyOf } from './sse-body.ts';
+import { upstreamTargetOf } from './upstream-target.ts';
 
 /**
  * The request pipeline of every inference wire: read, authenticate, validate, route and authorize, reserve and
@@ -190,17 +192,18 @@ async function prepareRequest<Request extends WireRequest, ClientEvent, Upstream
       createdAt: services.now(),
     },
   );
-  const forwarded = forwardedHeaders(upstreamWire, clientWire.wire === connection.wire, request.headers);
-  const credential = await services.secrets.read(connection.secretName);
-  const upstream = withForwardedHeaders(
-    upstreamWire.buildUpstreamRequest({
-      target: { baseUrl: connection.baseUrl, credential },
+  const native = clientWiresServedBy(connection.wire).includes(clientWire.wire);
+  const forwarded = forwardedHeaders(upstreamWire, native, request.headers);
+  const upstream = await requestToSend(
+    upstreamWire,
+    await upstreamTargetOf(services, connection),
+    {
       body: translation.upstreamRequest,
       upstreamModel: model.upstreamModel,
       stream,
       operation: 'generate',
       outputCap: allowance,
-    }),
+    },
     forwarded,
   );
   return {
@@ -270,8 +273,9 @@ async function answerAdmitted(
     trackBackground(services, services.alerts.credentialRefused({ connectionId, provider, status: upstreamStatus }));
   }
   const contentType = call.response.headers.get('content-type') ?? 'application/json';
-  if (stream && upstreamStatus < 400 && contentType.includes('text/event-stream') && call.response.body) {
-    const summary = trace && createAnswerSummaryReader(upstreamWire.wire);
+  const events = stream && upstreamStatus < 400 ? await sseBodyOf(upstreamWire, call.response, contentType) : undefined;
+  if (events) {
+    const summary = trace && createAnswerSummaryReader(formatOfWire(upstreamWire.wire));
     let chunks = 0;
     const relay = relayEventStream({
       observeEvent:
@@ -280,7 +284,7 @@ async function answerAdmitted(
           if (chunks++ === 0) trace.firstChunk();
           summary?.push(data);
         }),
-      upstream: call.response.body,
+      upstream: events,
       upstreamWire,
       toClient: translation.streamToClient(),
       failureEvent: (reason) =>
@@ -317,7 +321,7 @@ async function answerAdmitted(
       response: {
         statusCode: upstreamStatus,
         headers: { 'content-type': contentType },
-        body: translation.errorBody(text),
+        body: translation.errorBody(upstreamWire.errorText?.(upstreamStatus, call.response.headers.get, text) ?? text),
       },
       outcome: { status: upstreamStatus, completed: true, usage: undefined },
     };

@@ -8,9 +8,11 @@ import { upstreamNetworkFor } from '../net/upstream-address.ts';
 import { estimateRequestTokenCount } from '../tokens/estimate-token-count.ts';
 import type { TokenCountWireFormat, WireRequest } from '../wires/client-wire-format.ts';
 import { upstreamWireFor } from '../wires/upstream-wires.ts';
+import { formatOfWire } from '../wires/wire-names.ts';
 import { dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
-import { forwardedHeaders, withForwardedHeaders } from './forwarded-headers.ts';
+import { forwardedHeaders, requestToSend } from './forwarded-headers.ts';
 import { type ReadAndRouted, readAndRoute } from './route-request.ts';
+import { upstreamTargetOf } from './upstream-target.ts';
 
 /**
  * A token count (`POST /v1/messages/count_tokens`, `:countTokens`), for every model: read, authenticate, validate,
@@ -44,7 +46,8 @@ async function countTokens<Request extends WireRequest>(
     admittedAfter: false,
     countingWire: reader.countingWire,
   });
-  if (routed.routed.connection.wire === reader.countingWire) return countUpstream(services, request, routed);
+  if (formatOfWire(routed.routed.connection.wire) === reader.countingWire)
+    return countUpstream(services, request, routed);
   const answer = reader.estimatedCountAnswer(estimateRequestTokenCount(routed.clientRequest));
   return countAnswer(200, 'application/json', JSON.stringify(answer), 'estimate');
 }
@@ -64,36 +67,30 @@ async function countUpstream<Request extends WireRequest>(
   const upstreamWire = upstreamWireFor(connection.wire);
   // Counting is always native: the client's format is the connection's.
   const forwarded = forwardedHeaders(upstreamWire, true, request.headers);
-  const credential = await services.secrets.read(connection.secretName);
+  const upstream = await requestToSend(
+    upstreamWire,
+    await upstreamTargetOf(services, connection),
+    { body: clientRequest, upstreamModel: model.upstreamModel, stream: false, operation: 'count-tokens' },
+    forwarded,
+  );
 
   const deadline = startRequestDeadline(config.maxRequestMs);
   try {
-    const call = await dispatchUpstream(
-      withForwardedHeaders(
-        upstreamWire.buildUpstreamRequest({
-          target: { baseUrl: connection.baseUrl, credential },
-          body: clientRequest,
-          upstreamModel: model.upstreamModel,
-          stream: false,
-          operation: 'count-tokens',
-        }),
-        forwarded,
-      ),
-      {
-        clientSignal: request.clientSignal,
-        timeoutMs: config.upstreamTimeoutMs,
-        deadline: deadline.signal,
-        network: upstreamNetworkFor(config.privateUpstreams, connection),
-      },
-    );
+    const call = await dispatchUpstream(upstream, {
+      clientSignal: request.clientSignal,
+      timeoutMs: config.upstreamTimeoutMs,
+      deadline: deadline.signal,
+      network: upstreamNetworkFor(config.privateUpstreams, connection),
+    });
     // The upstream's answer, error or not, with its own status (spec §7 rule 1).
     const text = await readUpstreamText(call, config.upstreamTimeoutMs);
-    return countAnswer(
-      call.response.status,
-      call.response.headers.get('content-type') ?? 'application/json',
-      text,
-      'upstream',
-    );
+    const { status } = call.response;
+    // In the client's format where the vendor answers in its own (Bedrock's `inputTokens`, its errors).
+    const answer =
+      status >= 400
+        ? (upstreamWire.errorText?.(status, call.response.headers.get, text) ?? text)
+        : (upstreamWire.countAnswerText?.(text) ?? text);
+    return countAnswer(status, call.response.headers.get('content-type') ?? 'application/json', answer, 'upstream');
   } finally {
     deadline.stop();
   }

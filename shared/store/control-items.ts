@@ -1,5 +1,6 @@
 import * as z from '../validation/zod.ts';
 import { type InputModality, inputModalities } from '../wires/input-media.ts';
+import type { UpstreamWire } from '../wires/wire-names.ts';
 
 /**
  * The control data as the domain sees it, whichever engine keeps it: members and their policies, keys (never
@@ -196,7 +197,9 @@ export function readDeclaredModelLimits(stored: unknown): DeclaredModelLimits[] 
 export interface ConnectionView {
   id: string;
   provider: string;
-  wire: 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini';
+  wire: UpstreamWire;
+  /** The AWS region a Bedrock connection signs for (its SigV4 scope); absent on every other wire. */
+  region?: string;
   baseUrl: string;
   models: string[];
   /** The limits declared for some of `models`; a model not listed here has the catalog's, or none. */
@@ -235,6 +238,7 @@ export function toConnectionView(connection: ConnectionView): ConnectionView {
     id: connection.id,
     provider: connection.provider,
     wire: connection.wire,
+    ...(connection.region === undefined ? {} : { region: connection.region }),
     baseUrl: connection.baseUrl,
     models: connection.models,
     modelLimits: connection.modelLimits,

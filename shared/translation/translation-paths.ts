@@ -1,4 +1,10 @@
-import { type ClientWire, clientWires, clientWiresServedBy, type UpstreamWire } from '../wires/wire-names.ts';
+import {
+  type ClientWire,
+  clientWires,
+  clientWiresServedBy,
+  formatOfWire,
+  type UpstreamWire,
+} from '../wires/wire-names.ts';
 
 /**
  * The translation steps the gateway has, each from the wire nearer the client to the wire nearer the upstream.
@@ -14,7 +20,7 @@ const translationHops = {
 export type TranslationHopName = keyof typeof translationHops;
 
 /** The wire a hop's request is written in. */
-export function translationHopTarget(name: TranslationHopName): UpstreamWire {
+export function translationHopTarget(name: TranslationHopName): (typeof translationHops)[TranslationHopName]['to'] {
   return translationHops[name].to;
 }
 
@@ -34,10 +40,12 @@ function hopBetween(from: ClientWire, to: UpstreamWire): TranslationHopName | un
  */
 export function translationPath(client: ClientWire, upstream: UpstreamWire): TranslationHopName[] | undefined {
   if (clientWiresServedBy(upstream).includes(client)) return [];
-  const direct = hopBetween(client, upstream);
+  // A hop is a change of format: a wire of another's format (Bedrock's messages) is reached as that format is.
+  const format = formatOfWire(upstream);
+  const direct = hopBetween(client, format);
   if (direct) return [direct];
   const toHub = hopBetween(client, hub);
-  const fromHub = hopBetween(hub, upstream);
+  const fromHub = hopBetween(hub, format);
   return toHub && fromHub ? [toHub, fromHub] : undefined;
 }
 

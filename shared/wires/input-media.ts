@@ -1,5 +1,5 @@
 import { isRecord } from './parse-json.ts';
-import type { UpstreamWire } from './wire-names.ts';
+import { formatOfWire, type UpstreamWire } from './wire-names.ts';
 
 /**
  * The kinds of input a request may hold beside text (spec §2.2 lists image and video per model). Each client wire
@@ -75,7 +75,8 @@ export function mediaPartsOfList(
  * https://ai.google.dev/gemini-api/docs/vision
  */
 export function mediaCarriedBy(wire: UpstreamWire): readonly MediaModality[] {
-  switch (wire) {
+  const format = formatOfWire(wire);
+  switch (format) {
     case 'openai-chat':
       return ['image', 'video', 'audio', 'file'];
     case 'openai-responses':
@@ -88,7 +89,7 @@ export function mediaCarriedBy(wire: UpstreamWire): readonly MediaModality[] {
     case 'bedrock-converse':
       return ['image'];
     default: {
-      const unknownWire: never = wire;
+      const unknownWire: never = format;
       throw new Error(`unknown wire ${String(unknownWire)}`);
     }
   }

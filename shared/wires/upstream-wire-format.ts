@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { SseMessage } from '../sse/sse-event-splitter.ts';
 import type { StreamUsageReader, UsageReport } from './usage-report.ts';
 import type { UpstreamWire } from './wire-names.ts';
@@ -59,8 +60,13 @@ export function canonicalBaseUrl(convention: BaseUrlConvention, baseUrl: string)
 export interface UpstreamTarget {
   /** The connection's base URL as stored (see `BaseUrlConvention`), e.g. `https://api.example.com/v1`. */
   baseUrl: string;
-  /** The provider credential, read from the secret store; it never leaves the gateway except to this upstream. */
+  /**
+   * The provider credential, read from the secret store; it never leaves the gateway except to this upstream. Empty
+   * for a connection that holds none (Bedrock's, signed with the host's own AWS identity).
+   */
   credential: string;
+  /** The AWS region a Bedrock connection signs for; absent on every other wire. */
+  region?: string | undefined;
 }
 
 export interface UpstreamHttpRequest {
@@ -100,6 +106,17 @@ export interface BuildUpstreamRequestInput {
    * this wire's own cap field where the body states none or more. Generations only.
    */
   outputCap?: number | undefined;
+  /** The client's feature flags (`forwardedClientHeaders`), for a wire that carries them in the body. */
+  forwarded?: Readonly<Record<string, string>> | undefined;
+}
+
+/**
+ * A wire whose streams are not server-sent events (Bedrock's binary event stream): the content type its streams
+ * come in, and how a body in it becomes SSE messages in the wire's own format — loaded on first use.
+ */
+export interface BinaryStreamFraming {
+  readonly contentType: string;
+  toSse(body: Readable): Promise<Readable>;
 }
 
 /**
@@ -117,8 +134,25 @@ export interface UpstreamWireFormat<Answer, Event> {
    * headers ever goes upstream.
    */
   readonly forwardedClientHeaders: readonly string[];
+  /** The forwarded flags go in the body (`buildUpstreamRequest` reads `forwarded`), never as headers. */
+  readonly forwardedIntoBody?: boolean;
   buildUpstreamRequest(input: BuildUpstreamRequestInput): UpstreamHttpRequest;
-  readonly modelList: UpstreamModelList;
+  /**
+   * The last step before sending, for a wire that signs what it sends (Bedrock's SigV4): the request with its
+   * final headers and body, signed. Absent where the credential is a plain header.
+   */
+  finishRequest?(request: UpstreamHttpRequest, target: UpstreamTarget): Promise<UpstreamHttpRequest>;
+  /** Where the wire's streams are framed otherwise than as SSE. */
+  readonly binaryStream?: BinaryStreamFraming;
+  /**
+   * An error answer (status 400 and up) in this wire's own error JSON, for a vendor whose errors come otherwise
+   * (Bedrock's: `{ message }` with the kind in `x-amzn-ErrorType`). Absent where they already are.
+   */
+  errorText?(status: number, header: (name: string) => string | null, text: string): string;
+  /** A token count's answer in this wire's format, where the vendor answers it in another; absent where it does. */
+  countAnswerText?(text: string): string;
+  /** The vendor's model list; `undefined` where it has none (Bedrock's runtime endpoint). */
+  readonly modelList: UpstreamModelList | undefined;
   /**
    * The least a generation can be in this wire, without its model: one short prompt and the smallest output cap
    * the vendor accepts. A connection test sends it, when asked to, to see a model answer.

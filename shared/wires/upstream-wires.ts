@@ -1,4 +1,5 @@
 import { anthropicMessagesUpstreamWire } from './anthropic-messages/anthropic-messages-upstream-wire.ts';
+import { bedrockUpstreamWire } from './bedrock/bedrock-upstream-wire.ts';
 import { bedrockConverseUpstreamWire } from './bedrock-converse/bedrock-converse-upstream-wire.ts';
 import { geminiUpstreamWire } from './gemini/gemini-upstream-wire.ts';
 import { openaiChatUpstreamWire } from './openai-chat/openai-chat-upstream-wire.ts';
@@ -17,6 +18,8 @@ export function upstreamWireFor(wire: UpstreamWire): UpstreamWireFormat<unknown,
       return anthropicMessagesUpstreamWire;
     case 'gemini':
       return geminiUpstreamWire;
+    case 'bedrock':
+      return bedrockUpstreamWire;
     case 'bedrock-converse':
       return bedrockConverseUpstreamWire;
     default: {

@@ -8,20 +8,32 @@ export const upstreamWires = [
   'anthropic-messages',
   'gemini',
   'bedrock-converse',
+  'bedrock',
 ] as const;
 export type UpstreamWire = (typeof upstreamWires)[number];
 
 /**
  * The wires a connection can be created with. Bedrock's Converse is a format only the Bedrock transport (SigV4
- * signing, the binary event stream) can carry, so it is not one on its own until that transport offers it.
+ * signing, the binary event stream) can carry, so it is not one on its own: a `bedrock` connection carries it.
  */
 export const connectionWires = [
   'openai-chat',
   'openai-responses',
   'anthropic-messages',
   'gemini',
+  'bedrock',
 ] as const satisfies readonly UpstreamWire[];
 export type ConnectionWire = (typeof connectionWires)[number];
+
+/**
+ * The format of the bodies and events a connection's wire carries. Amazon Bedrock's runtime (`bedrock`) serves
+ * Anthropic's models in the messages format — the same body, its events in AWS's binary framing, signed with
+ * SigV4 — so every question of format (what is a pass-through, which hop reaches it, which media it carries) is
+ * answered for `anthropic-messages`; only addressing, signing and framing are Bedrock's own.
+ */
+export function formatOfWire(wire: UpstreamWire): Exclude<UpstreamWire, 'bedrock'> {
+  return wire === 'bedrock' ? 'anthropic-messages' : wire;
+}
 
 export const clientWires = [
   'openai-chat',
@@ -37,7 +49,8 @@ export type ClientWire = (typeof clientWires)[number];
 
 /** Which client wires a connection's upstream wire can serve without translation. */
 export function clientWiresServedBy(wire: UpstreamWire): ClientWire[] {
-  switch (wire) {
+  const format = formatOfWire(wire);
+  switch (format) {
     case 'openai-chat':
       return ['openai-chat'];
     case 'openai-responses':
@@ -50,7 +63,7 @@ export function clientWiresServedBy(wire: UpstreamWire): ClientWire[] {
     case 'bedrock-converse':
       return [];
     default: {
-      const unknownWire: never = wire;
+      const unknownWire: never = format;
       throw new Error(`unknown wire ${String(unknownWire)}`);
     }
   }

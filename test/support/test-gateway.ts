@@ -72,13 +72,17 @@ export interface MemberPolicy {
 
 export interface ConnectionInput {
   provider: string;
-  wire: 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini';
-  baseUrl: string;
+  wire: 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini' | 'bedrock';
+  /** Optional for Bedrock only, whose base URL defaults to its region's runtime endpoint. */
+  baseUrl?: string;
+  /** Bedrock's AWS region. */
+  region?: string;
   /** Model ids, or ids with the limits (and the input modalities) the connection declares for them. */
   models?: (string | { id: string; contextWindow?: number; maxOutput?: number; inputModalities?: string[] })[];
   upstream?: string;
   privateNetwork?: boolean;
-  apiKey?: string;
+  /** `null`: no credential at all (a Bedrock connection signing as the host). */
+  apiKey?: string | null;
 }
 
 /** Drives the real admin API over HTTP, as the CLI does. */
@@ -128,9 +132,10 @@ export class AdminClient {
   }
 
   async createConnection(input: ConnectionInput): Promise<string> {
+    const { apiKey = 'upstream-secret-credential', ...rest } = input;
     const result = await this.call<{ connection: { id: string } }>('POST', '/connections', {
-      apiKey: 'upstream-secret-credential',
-      ...input,
+      ...rest,
+      ...(apiKey === null ? {} : { apiKey }),
     });
     return result.connection.id;
   }

@@ -127,7 +127,7 @@ describe('base URLs as each provider’s SDK takes them', () => {
   it('puts each wire’s model list under the same address, with the vendor’s own authentication', () => {
     const target = { baseUrl: 'https://engine.internal', credential: 'provider-secret' };
     const listOf = (wire: UpstreamWire, baseUrl = target.baseUrl) =>
-      upstreamWireFor(wire).modelList.request({ ...target, baseUrl });
+      upstreamWireFor(wire).modelList?.request({ ...target, baseUrl });
     expect(listOf('openai-chat', 'https://engine.internal/v1')).toMatchObject({
       method: 'GET',
       url: 'https://engine.internal/v1/models',
@@ -138,7 +138,7 @@ describe('base URLs as each provider’s SDK takes them', () => {
       url: 'https://engine.internal/v1/models?limit=1000',
       headers: { 'x-api-key': 'provider-secret', 'anthropic-version': '2023-06-01' },
     });
-    expect(listOf('anthropic-messages', 'https://engine.internal/v1').url).toBe(
+    expect(listOf('anthropic-messages', 'https://engine.internal/v1')?.url).toBe(
       'https://engine.internal/v1/models?limit=1000',
     );
     expect(listOf('gemini')).toMatchObject({
@@ -149,7 +149,7 @@ describe('base URLs as each provider’s SDK takes them', () => {
   });
 
   it('reads the ids of each wire’s model list, and whether more pages follow', () => {
-    const read = (wire: UpstreamWire, answer: unknown) => upstreamWireFor(wire).modelList.read(answer);
+    const read = (wire: UpstreamWire, answer: unknown) => upstreamWireFor(wire).modelList?.read(answer);
     expect(read('openai-responses', { object: 'list', data: [{ id: 'a', object: 'model' }, { id: 'b' }] })).toEqual({
       ids: ['a', 'b'],
       more: false,

@@ -53,6 +53,7 @@ interface ConnectionRow {
   secret_name: string;
   private_network: number;
   model_limits: string;
+  region: string | null;
   version: number;
 }
 
@@ -100,6 +101,7 @@ function toConnection(row: ConnectionRow): ConnectionItem {
     enabled: row.enabled === 1,
     createdAt: row.created_at,
     secretName: row.secret_name,
+    ...(row.region === null ? {} : { region: row.region }),
     version: row.version,
   };
 }
@@ -350,8 +352,8 @@ export function sqliteKeys(statements: Statements): KeyStore {
 
 /** The one way a connection row is written: by the store, and by the import of a dynalite data folder. */
 export const insertConnection = `INSERT INTO connections
-  (id, provider, wire, base_url, models, model_limits, upstream, enabled, created_at, secret_name, private_network)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  (id, provider, wire, base_url, models, model_limits, upstream, enabled, created_at, secret_name, private_network, region)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 export function connectionRowValues(connection: ConnectionItem): unknown[] {
   return [
@@ -366,6 +368,7 @@ export function connectionRowValues(connection: ConnectionItem): unknown[] {
     connection.createdAt,
     connection.secretName,
     connection.privateNetwork ? 1 : 0,
+    connection.region ?? null,
   ];
 }
 

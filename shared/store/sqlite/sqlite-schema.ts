@@ -232,6 +232,10 @@ const migrations: readonly string[] = [
     PRIMARY KEY (kind, id)
   ) WITHOUT ROWID;
   `,
+  // 8: the AWS region a Bedrock connection signs for (shared/wires/bedrock/); NULL on every other wire.
+  `
+  ALTER TABLE connections ADD COLUMN region TEXT;
+  `,
 ];
 
 export const schemaVersion = migrations.length;

@@ -1,4 +1,5 @@
 import { anthropicMessagesUpstreamWire } from '../../wires/anthropic-messages/anthropic-messages-upstream-wire.ts';
+import { bedrockUpstreamWire } from '../../wires/bedrock/bedrock-upstream-wire.ts';
 import { openaiChatUpstreamWire } from '../../wires/openai-chat/openai-chat-upstream-wire.ts';
 import { openaiResponsesUpstreamWire } from '../../wires/openai-responses/openai-responses-upstream-wire.ts';
 import { chatToMessagesHop } from '../chat-to-messages/chat-to-messages-hop.ts';
@@ -15,5 +16,6 @@ export const openaiResponsesReach: ClientWireReach = {
     'openai-responses': openaiResponsesUpstreamWire,
     'openai-chat': openaiChatUpstreamWire,
     'anthropic-messages': anthropicMessagesUpstreamWire,
+    bedrock: bedrockUpstreamWire,
   },
 };

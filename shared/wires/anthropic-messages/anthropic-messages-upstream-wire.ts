@@ -30,7 +30,7 @@ const messagesCallIdPlaces: readonly CallIdPlace[] = [
   ['messages', 'content', 'id'],
   ['messages', 'content', 'tool_use_id'],
 ];
-const messagesRewrites = [callIdRewrite(messagesCallIdPlaces)];
+export const messagesRewrites = [callIdRewrite(messagesCallIdPlaces)];
 
 /** The messages-format vendor API and engines compatible with it. */
 export const anthropicMessagesUpstreamWire: UpstreamWireFormat<MessagesAnswer, MessagesStreamEvent> = {

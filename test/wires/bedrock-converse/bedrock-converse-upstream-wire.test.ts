@@ -71,7 +71,7 @@ describe('the Converse upstream wire', () => {
     expect(() =>
       wire.buildUpstreamRequest({ target, body, upstreamModel: 'm', stream: false, operation: 'count-tokens' }),
     ).toThrow(/count-tokens/);
-    expect(() => wire.modelList.request(target)).toThrow(/no model list/);
+    expect(() => wire.modelList?.request(target)).toThrow(/no model list/);
     expect(wire.minimalGeneration).toEqual({
       messages: [{ role: 'user', content: [{ text: 'ping' }] }],
       inferenceConfig: { maxTokens: 1 },

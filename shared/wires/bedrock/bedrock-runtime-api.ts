@@ -1,0 +1,48 @@
+import type { UpstreamWire } from '../wire-names.ts';
+
+/**
+ * Where Amazon Bedrock's runtime takes each operation, and what separates Anthropic's models (served in the
+ * messages format by InvokeModel) from the rest. Model ids are Bedrock's own: foundation models
+ * (`anthropic.claude-sonnet-4-5-20250929-v1:0`) and inference profiles (`us.anthropic.…`, `global.anthropic.…`).
+ */
+
+/** The regional endpoint: `https://bedrock-runtime.<region>.amazonaws.com` (a `--base-url` replaces it). */
+export function bedrockRuntimeUrl(region: string): string {
+  return `https://bedrock-runtime.${region}.amazonaws.com`;
+}
+
+/** An AWS region name (`us-east-1`, `eu-central-2`, `us-gov-west-1`): what a SigV4 scope and a host name may hold. */
+export const awsRegionPattern = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
+
+/** The messages-format version Bedrock's Anthropic models take in the body, in place of the header. */
+export const bedrockAnthropicVersion = 'bedrock-2023-05-31';
+
+/** The geography prefixes of Bedrock's cross-region inference profiles (`us.`, `eu.`, `apac.`, `global.`, …). */
+const inferenceProfilePrefix = /^(?:[a-z]{2,6}(?:-[a-z]+)?)\./;
+
+/** An Anthropic model on Bedrock: `anthropic.…`, or an inference profile of one (`us.anthropic.…`). */
+export function isBedrockAnthropicModel(model: string): boolean {
+  return model.startsWith('anthropic.') || /^[a-z]{2,6}(?:-[a-z]+)?\.anthropic\./.test(model);
+}
+
+/**
+ * The foundation model an inference profile routes to (`us.anthropic.x` → `anthropic.x`): token counting takes
+ * foundation models only, and counting is the same wherever the profile would send the request.
+ */
+export function foundationModelOf(model: string): string {
+  return isBedrockAnthropicModel(model) && !model.startsWith('anthropic.')
+    ? model.replace(inferenceProfilePrefix, '')
+    : model;
+}
+
+export type BedrockOperation = 'invoke' | 'invoke-with-response-stream' | 'count-tokens';
+
+/** `{base}/model/{model id, URL-encoded}/{operation}`: an id's `:` and `/` (an ARN's) are escaped, as the SDK does. */
+export function bedrockModelUrl(baseUrl: string, model: string, operation: BedrockOperation): string {
+  return `${baseUrl.replace(/\/+$/, '')}/model/${encodeURIComponent(model)}/${operation}`;
+}
+
+/** The wires whose connections have a region and may have no credential. */
+export function isBedrockWire(wire: UpstreamWire): boolean {
+  return wire === 'bedrock';
+}
