@@ -14,6 +14,7 @@ import type {
   MemberStatus,
   NewKey,
   NewMember,
+  Policy,
   SecretLookup,
   StoredSecret,
 } from './control-items.ts';
@@ -46,6 +47,7 @@ export interface GatewayStore {
   readonly legacyUsage: LegacyUsageStore;
   readonly earlierRecords: EarlierRecordsStore;
   readonly audit: AuditStore;
+  readonly settings: SettingsStore;
   /** Releases what the engine holds (connections, file handles); the store is unusable afterwards. */
   close(): Promise<void>;
 }
@@ -353,4 +355,17 @@ export interface MemberToday {
   used: number;
   reserved: number;
   liveKeys: number;
+}
+
+/** The team's settings: the default policy of members who sign in by SSO. Versioned like every edited record. */
+export interface TeamSettings {
+  version: number;
+  defaultPolicy: Policy;
+}
+
+export interface SettingsStore {
+  /** Version 1 with an empty policy until first changed. */
+  get(): Promise<TeamSettings>;
+  /** ONE conditional write on the version; raises `VersionConflictError` carrying the settings as stored. */
+  update(expectedVersion: number, defaultPolicy: Policy): Promise<TeamSettings>;
 }

@@ -76,6 +76,10 @@ export function createRequestPathDynamoStore(options: DynamoStoreOptions): Dynam
       append: notOnTheRequestPath('audit.append'),
       list: notOnTheRequestPath('audit.list'),
     },
+    settings: {
+      get: notOnTheRequestPath('settings.get'),
+      update: notOnTheRequestPath('settings.update'),
+    },
     close: async () => client.destroy(),
   };
   return { ...store, engine: 'dynamodb', client };

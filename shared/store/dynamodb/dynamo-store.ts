@@ -11,6 +11,7 @@ import { dynamoRecords } from './dynamo-records.ts';
 import { readRollups } from './dynamo-rollup-queries.ts';
 import { rebuildRollups } from './dynamo-rollup-rebuild.ts';
 import { addToRollups } from './dynamo-rollups.ts';
+import { dynamoSettings } from './dynamo-settings.ts';
 import { createDocumentClient, type DynamoClientOptions, type DynamoTables } from './dynamo-tables.ts';
 import { dynamoEarlierRecords } from './earlier-records-migration.ts';
 
@@ -53,6 +54,7 @@ export function createDynamoStore(options: DynamoStoreOptions): DynamoStore {
     legacyUsage: dynamoLegacyUsage(tables),
     earlierRecords: dynamoEarlierRecords(tables),
     audit: dynamoAudit(tables),
+    settings: dynamoSettings(tables),
     async close() {
       client.destroy();
     },

@@ -6,6 +6,7 @@ import { sqliteAudit } from './sqlite-audit.ts';
 import { sqliteConnections, sqliteKeys, sqliteMembers } from './sqlite-control.ts';
 import { guardVerbs, openDatabase, type SqliteOptions } from './sqlite-database.ts';
 import { sqliteRecords } from './sqlite-records.ts';
+import { sqliteSettings } from './sqlite-settings.ts';
 import { Statements } from './sqlite-statements.ts';
 import { sqliteLegacyUsage, sqliteRollups } from './sqlite-usage.ts';
 import { startWalCheckpointer, type WalCheckpointer } from './wal-checkpointer.ts';
@@ -52,6 +53,7 @@ export function openSqliteStore(options: SqliteOptions): SqliteStore {
     // An earlier data folder is imported whole at the first start (shared/store/upgrade/): nothing is left to carry.
     earlierRecords: nothingToMigrate,
     audit: guardVerbs(sqliteAudit(statements), committed),
+    settings: guardVerbs(sqliteSettings(statements), committed),
     async close() {
       if (database.open) statements.flush();
       await checkpointer?.stop();
