@@ -28,6 +28,7 @@ import {
   renderMember,
   renderMembers,
 } from './render-views.ts';
+import { updateCommands } from './update-commands.ts';
 
 /**
  * The command table. Each entry is data: the words, the flags, how they become one admin API request, and how the
@@ -417,4 +418,5 @@ export const commandTable: readonly Command[] = [
     progress: renderMigration,
     render: renderMigration,
   }),
+  ...updateCommands,
 ];
