@@ -1,8 +1,8 @@
 import * as z from '../shared/validation/zod.ts';
-import { keySchema, memberSchema } from './admin-views.ts';
+import { connectionSchema, keySchema, memberSchema } from './admin-views.ts';
 import { type Command, defineCommand } from './command-definition.ts';
-import { integerFlag, required, textFlag } from './flag-definitions.ts';
-import { renderKey, renderMember } from './render-views.ts';
+import { httpUrlFlag, integerFlag, modelsFlag, optionalSwitch, required, textFlag } from './flag-definitions.ts';
+import { renderConnection, renderKey, renderMember } from './render-views.ts';
 
 /**
  * The CLI verbs of the admin API's updates and audit log. An update names the version it was read at
@@ -97,6 +97,30 @@ export const updateCommands: readonly Command[] = [
     }),
     result: z.object({ key: versioned(keySchema) }),
     render: ({ key }) => `${renderKey(key)}\nversion ${key.version}`,
+  }),
+  defineCommand({
+    words: ['connection', 'update'],
+    summary: "Change a connection's models or base URL, or give it a new credential (from standard input)",
+    operands: ['ID'],
+    flags: {
+      version: versionFlag,
+      models: modelsFlag('id[:ctx=N][:max=N][:input=image+video],...', 'the models it serves (replaces the list)'),
+      'base-url': httpUrlFlag('URL', "the new base URL, as the provider's SDK takes it"),
+      'api-key-stdin': optionalSwitch('read a new provider credential from standard input (trimmed, never echoed)'),
+    },
+    buildRequest: async ({ operands, flags, readCredential }) => ({
+      method: 'POST',
+      path: idPath('connections', operands.ID, 'update'),
+      body: {
+        version: flags.version,
+        models: flags.models,
+        baseUrl: flags['base-url'],
+        ...(flags['api-key-stdin'] ? { apiKey: await readCredential() } : {}),
+      },
+    }),
+    result: z.object({ connection: versioned(connectionSchema) }),
+    render: ({ connection }) => `${renderConnection(connection)}
+version ${connection.version}`,
   }),
   defineCommand({
     words: ['audit', 'list'],

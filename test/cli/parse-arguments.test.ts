@@ -208,6 +208,7 @@ describe('help', () => {
       'gateway-admin connection test ID [--generate] [--model ID] [--json]',
       'gateway-admin connection enable ID [--json]',
       'gateway-admin connection disable ID [--json]',
+      'gateway-admin connection update ID --version N [--models id[:ctx=N][:max=N][:input=image+video],...] [--base-url URL] [--api-key-stdin] [--json]',
     ]);
   });
 

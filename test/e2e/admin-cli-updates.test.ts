@@ -1,20 +1,22 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from '../cli/cli-harness.ts';
 import { useGatewayFixture } from '../support/gateway-fixture.ts';
+import { openaiClient } from '../support/sdk-clients.ts';
 import type { TestGateway } from '../support/test-gateway.ts';
 
 /** The CLI's update and audit verbs against the running gateway, over HTTP. */
-const fixture = useGatewayFixture();
+const fixture = useGatewayFixture({ connections: [{ provider: 'acme', wire: 'openai-chat', models: ['acme-1'] }] });
 let gateway: TestGateway;
 
 beforeAll(() => {
   ({ gateway } = fixture);
 });
 
-const cli = (argv: string[], json = true) =>
+const cli = (argv: string[], json = true, stdin?: string) =>
   runInProcess(json ? [...argv, '--json'] : argv, {
     env: { GATEWAY_URL: gateway.url, GATEWAY_ADMIN_KEY: gateway.adminKey },
     fetch: globalThis.fetch,
+    ...(stdin === undefined ? {} : { stdin }),
   });
 
 describe('the admin CLI’s update and audit verbs', () => {
@@ -46,5 +48,24 @@ describe('the admin CLI’s update and audit verbs', () => {
     expect(page.stdout).toContain('more: --cursor');
     const settings = await cli(['settings', 'get']);
     expect(JSON.parse(settings.stdout)).toEqual({ settings: { version: 1, defaultPolicy: {} } });
+  });
+
+  it('gives a connection a new credential from standard input, never echoed, and the upstream receives it', async () => {
+    const [connectionId] = fixture.connectionIds;
+    const { key } = await gateway.admin.createMemberWithKey();
+    const credential = 'rotated-credential-CANARY-91c2';
+    const updated = await cli(
+      ['connection', 'update', connectionId ?? '', '--version', '1', '--api-key-stdin'],
+      true,
+      `${credential}\n`,
+    );
+    expect(updated.code).toBe(0);
+    expect(updated.stdout + updated.stderr).not.toContain(credential);
+    expect(JSON.parse(updated.stdout).connection).toMatchObject({ id: connectionId, version: 2 });
+    await openaiClient(gateway, key).chat.completions.create({
+      model: 'acme/acme-1',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(fixture.upstream.requests.at(-1)?.headers.authorization).toBe(`Bearer ${credential}`);
   });
 });
