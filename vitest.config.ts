@@ -19,6 +19,7 @@ const clockSensitiveFiles = [
   'test/accounting/settlement-on-every-path.test.ts',
   'test/e2e/admin-updates.test.ts',
   'test/e2e/admin-lists.test.ts',
+  'test/e2e/admin-self-service.test.ts',
   'test/accounting/admission-handle.test.ts',
 ];
 /**
@@ -43,6 +44,7 @@ const engineSensitiveFiles = [
   'test/observability/opentelemetry.test.ts',
   'test/e2e/admin-updates.test.ts',
   'test/e2e/admin-lists.test.ts',
+  'test/e2e/admin-self-service.test.ts',
 ];
 // Past instants on purpose: a deadline taken from the calendar clock would already have passed at each of them.
 const pinnedInstants = ['2024-02-29T12:30:00.000Z', '2025-12-31T23:59:50.000Z'];

@@ -29,6 +29,7 @@ import {
   renderMember,
   renderMembers,
 } from './render-views.ts';
+import { updateCommands } from './update-commands.ts';
 
 /**
  * The command table. Each entry is data: the words, the flags, how they become one admin API request, and how the
@@ -421,6 +422,7 @@ export const commandTable: readonly Command[] = [
     render: renderMigration,
   }),
   ...alertCommands,
+  ...updateCommands,
 ];
 
 /**

@@ -35,6 +35,7 @@ import { connectionAddress } from './connection-address.ts';
 import { storedModelDeclarations } from './connection-models.ts';
 import { readLegacyUsageRecord } from './legacy-usage-record.ts';
 import { listRoutes } from './list-routes.ts';
+import { selfServiceRoutes } from './self-service-routes.ts';
 import { testConnection } from './test-connection.ts';
 import { updateRoutes } from './update-routes.ts';
 
@@ -292,6 +293,7 @@ const adminRoutes: AdminRoute[] = [
   ...listRoutes,
   ...updateRoutes,
   ...auditRoutes,
+  ...selfServiceRoutes,
 ];
 
 /** The audit description of a record just created: no before, its fields after (never a secret). */

@@ -101,6 +101,16 @@ export const updateConnectionBody = z.strictObject({
   apiKey: z.optional(z.string().check(z.minLength(1), z.maxLength(10_000))),
 });
 
+/** `POST /me/keys`: a member's own new key. */
+export const createOwnKeyBody = z.strictObject({
+  name: z._default(nameSchema, 'default'),
+  expiresAt: z.nullish(z.iso.datetime({ offset: true })),
+  policy: z._default(keyPolicySchema, {}),
+});
+
+/** `POST /settings/update`: the default policy of members who sign in by SSO. */
+export const updateSettingsBody = z.strictObject({ version: versionSchema, defaultPolicy: policySchema });
+
 /** `POST /connections/{id}/test`: the model list always; a one-token generation too when asked. */
 export const testConnectionBody = z.strictObject({
   generate: z.optional(z.boolean()),

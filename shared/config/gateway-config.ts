@@ -39,6 +39,8 @@ const environmentSchema = z.object({
   GATEWAY_BODY_LIMIT_BYTES: z._default(z.coerce.number().check(z.int(), z.positive()), 2_097_152),
   /** Output allowance reserved when neither the request, the model nor the policy states a maximum. */
   GATEWAY_DEFAULT_OUTPUT_CAP: z._default(z.coerce.number().check(z.int(), z.positive()), 4096),
+  /** Live keys a member may hold through `/me` (their own page); administrators are not bound by it. */
+  GATEWAY_MAX_KEYS_PER_MEMBER: z._default(z.coerce.number().check(z.int(), z.positive(), z.lte(1000)), 10),
   /** How long key, member and connection lookups are cached in memory. Revocation does not wait for it. */
   GATEWAY_CACHE_TTL_MS: z._default(z.coerce.number().check(z.int(), z.nonnegative()), 30_000),
   /**
@@ -174,6 +176,7 @@ function toConfig(env: z.infer<typeof environmentSchema>) {
     bodyLimitBytes: env.GATEWAY_BODY_LIMIT_BYTES,
     privateUpstreams: env.GATEWAY_PRIVATE_UPSTREAMS,
     defaultOutputCap: env.GATEWAY_DEFAULT_OUTPUT_CAP,
+    maxKeysPerMember: env.GATEWAY_MAX_KEYS_PER_MEMBER,
     cacheTtlMs: env.GATEWAY_CACHE_TTL_MS,
     /** A lease outlives the longest request the deadline allows, so only a dead request's lease expires. */
     maxRequestMs: env.GATEWAY_MAX_REQUEST_MS,

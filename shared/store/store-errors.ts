@@ -6,7 +6,7 @@ import type { AdmissionRefusal } from './admission.ts';
  */
 export abstract class StoreError extends Error {}
 
-export type StoredEntity = 'member' | 'key' | 'connection' | 'holder';
+export type StoredEntity = 'member' | 'key' | 'connection' | 'holder' | 'settings';
 
 /** The thing a write or read names does not exist. */
 export class StoreNotFoundError extends StoreError {

@@ -16,6 +16,7 @@ import type {
   MemberStatus,
   NewKey,
   NewMember,
+  Policy,
   SecretLookup,
   StoredSecret,
 } from './control-items.ts';
@@ -51,6 +52,7 @@ export interface GatewayStore {
   readonly alerts: AlertStore;
   readonly audit: AuditStore;
   readonly sessions: SessionStore;
+  readonly settings: SettingsStore;
   /** Releases what the engine holds (connections, file handles); the store is unusable afterwards. */
   close(): Promise<void>;
 }
@@ -409,4 +411,17 @@ export interface SessionStore {
   /** Links a subject to a member unless it is linked already; returns the member it is linked to (the first wins). */
   linkPerson(subject: string, memberId: string): Promise<string>;
   unlinkPerson(subject: string): Promise<void>;
+}
+
+/** The team's settings: the default policy of members who sign in by SSO. Versioned like every edited record. */
+export interface TeamSettings {
+  version: number;
+  defaultPolicy: Policy;
+}
+
+export interface SettingsStore {
+  /** Version 1 with an empty policy until first changed. */
+  get(): Promise<TeamSettings>;
+  /** ONE conditional write on the version; raises `VersionConflictError` carrying the settings as stored. */
+  update(expectedVersion: number, defaultPolicy: Policy): Promise<TeamSettings>;
 }

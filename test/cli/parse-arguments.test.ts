@@ -201,15 +201,19 @@ describe('help', () => {
       'gateway-admin member disable ID [--json]',
       'gateway-admin member enable ID [--json]',
       'gateway-admin member suspend ID [--json]',
+      'gateway-admin member get ID [--json]',
+      'gateway-admin member update ID --version N [--name N] [--daily-tokens N] [--rpm N] [--concurrency N] [--json]',
       'gateway-admin key create --member ID [--name N] [--expires ISO-8601] [--providers a,b] [--models p/m,...] [--rpm N] [--concurrency N] [--max-output N] [--json]',
       'gateway-admin key list [--member ID] [--json]',
       'gateway-admin key revoke ID [--json]',
       'gateway-admin key rotate ID [--json]',
+      'gateway-admin key update ID --version N [--name N] [--expires ISO-8601|never] [--json]',
       'gateway-admin connection create --provider NAME --wire openai-chat|openai-responses|anthropic-messages|gemini|bedrock [--base-url URL] [--region REGION] [--models id[:ctx=N][:max=N][:input=image+video],...] [--upstream PREFIX] [--private-network] [--api-key-stdin] [--json]',
       'gateway-admin connection list [--json]',
       'gateway-admin connection test ID [--generate] [--model ID] [--json]',
       'gateway-admin connection enable ID [--json]',
       'gateway-admin connection disable ID [--json]',
+      'gateway-admin connection update ID --version N [--models id[:ctx=N][:max=N][:input=image+video],...] [--base-url URL] [--api-key-stdin] [--json]',
     ]);
   });
 

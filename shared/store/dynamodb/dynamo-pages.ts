@@ -22,7 +22,7 @@ async function pageOfKind<Item>(
   pkOf: (id: string) => string,
   limit: number,
   after: string | undefined,
-  keep: (item: Item) => boolean,
+  keep: ((item: Item) => boolean) | undefined,
 ): Promise<{ items: Item[]; next: string | undefined }> {
   if (after !== undefined && !/^[A-Za-z0-9._:-]{1,200}$/.test(after)) throw new StoreCursorError();
   const items: Item[] = [];
@@ -38,8 +38,9 @@ async function pageOfKind<Item>(
         KeyConditionExpression: '#kind = :kind',
         ExpressionAttributeNames: { '#kind': 'kind' },
         ExpressionAttributeValues: { ':kind': kind },
-        // Unfiltered, one more than the page tells whether there is a next one; filtered, read ahead in larger steps.
-        Limit: Math.max(limit + 1 - items.length, 25),
+        // Unfiltered, one more than the page tells whether there is a next one; filtered, read ahead in steps of
+        // 100 (one BatchGet's most), since most entries may not match.
+        Limit: keep ? 100 : limit + 1 - items.length,
         ExclusiveStartKey: startKey,
       }),
     );
@@ -48,7 +49,7 @@ async function pageOfKind<Item>(
     const byId = new Map(found.map((item) => [item.id, item]));
     for (const id of ids) {
       const item = byId.get(id);
-      if (item && keep(item)) items.push(item);
+      if (item && (keep === undefined || keep(item))) items.push(item);
       if (items.length === limit) lastId = id;
       if (items.length > limit) break;
     }
@@ -75,7 +76,9 @@ export async function memberPageOnDynamo(
     (id) => memberKey(id).pk,
     query.limit,
     query.after,
-    (item) => (query.status === undefined || item.status === query.status) && includesName(item.name, query.name),
+    query.status === undefined && query.name === undefined
+      ? undefined
+      : (item) => (query.status === undefined || item.status === query.status) && includesName(item.name, query.name),
   );
   return { members: items.map(toMemberProfile), next };
 }
@@ -100,7 +103,7 @@ export async function keyPageOnDynamo(
       (id) => keyKey(id).pk,
       query.limit,
       query.after,
-      keep,
+      query.name === undefined && query.state === undefined ? undefined : keep,
     );
     return { keys: items.map((item) => toKeyView(toKeyRecord(item))), next };
   }

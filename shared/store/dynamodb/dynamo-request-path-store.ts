@@ -96,6 +96,10 @@ export function createRequestPathDynamoStore(options: DynamoStoreOptions): Dynam
       linkPerson: notOnTheRequestPath('sessions.linkPerson'),
       unlinkPerson: notOnTheRequestPath('sessions.unlinkPerson'),
     },
+    settings: {
+      get: notOnTheRequestPath('settings.get'),
+      update: notOnTheRequestPath('settings.update'),
+    },
     close: async () => client.destroy(),
   };
   return { ...store, engine: 'dynamodb', client };

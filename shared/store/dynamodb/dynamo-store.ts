@@ -13,6 +13,7 @@ import { dynamoRecords } from './dynamo-records.ts';
 import { readRollups } from './dynamo-rollup-queries.ts';
 import { rebuildRollups } from './dynamo-rollup-rebuild.ts';
 import { addToRollups } from './dynamo-rollups.ts';
+import { dynamoSettings } from './dynamo-settings.ts';
 import { dynamoSignInItems } from './dynamo-sign-in.ts';
 import { createDocumentClient, type DynamoClientOptions, type DynamoTables } from './dynamo-tables.ts';
 import { dynamoEarlierRecords } from './earlier-records-migration.ts';
@@ -58,6 +59,7 @@ export function createDynamoStore(options: DynamoStoreOptions): DynamoStore {
     alerts: dynamoAlerts(tables),
     audit: dynamoAudit(tables),
     sessions: sessionStoreOver(dynamoSignInItems(tables)),
+    settings: dynamoSettings(tables),
     async close() {
       client.destroy();
     },

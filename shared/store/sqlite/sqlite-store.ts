@@ -8,6 +8,7 @@ import { sqliteAudit } from './sqlite-audit.ts';
 import { sqliteConnections, sqliteKeys, sqliteMembers } from './sqlite-control.ts';
 import { guardVerbs, openDatabase, type SqliteOptions } from './sqlite-database.ts';
 import { sqliteRecords } from './sqlite-records.ts';
+import { sqliteSettings } from './sqlite-settings.ts';
 import { sqliteSignInItems } from './sqlite-sign-in.ts';
 import { Statements } from './sqlite-statements.ts';
 import { sqliteLegacyUsage, sqliteRollups } from './sqlite-usage.ts';
@@ -57,6 +58,7 @@ export function openSqliteStore(options: SqliteOptions): SqliteStore {
     alerts: guardVerbs(sqliteAlerts(statements), committed),
     audit: guardVerbs(sqliteAudit(statements), committed),
     sessions: guardVerbs(sessionStoreOver(sqliteSignInItems(statements)), committed),
+    settings: guardVerbs(sqliteSettings(statements), committed),
     async close() {
       if (database.open) statements.flush();
       await checkpointer?.stop();

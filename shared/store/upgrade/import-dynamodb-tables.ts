@@ -129,6 +129,8 @@ export async function importDynamoTables(
     else if (pk === earlierMigrationProgressKey) continue;
     // The audit log stays in the DynamoDB tables it was written to; the SQLite store starts a log of its own.
     else if (pk.startsWith('audit#') || pk.startsWith('audit-')) continue;
+    // Team settings start again at their defaults on SQLite (the SSO default policy is set again there).
+    else if (pk === 'meta#settings') continue;
     else throw new Error(`the control table holds an item this version cannot import: ${pk}`);
   }
 
