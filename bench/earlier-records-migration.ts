@@ -2,7 +2,7 @@
  * How long the migration of the earlier DynamoDB layout's usage history takes (`usage migrate-earlier-records`),
  * on the embedded dynalite: N records of the earlier layout (default 20,000, over 30 days and 20 members) carried
  * and folded with the budgets the functions use, timed per step kind, with the DynamoDB calls it made. dynalite
- * runs every call on this machine's CPU, so the figures bound the work, not AWS's latency (README, "Upgrading a
+ * runs every call on this machine's CPU, so the figures bound the work, not AWS's latency (docs/store.md, "Upgrading a
  * stage deployed with the earlier layout", prices it for AWS). Run: `npx tsx bench/earlier-records-migration.ts
  * [N]`.
  */

@@ -82,6 +82,7 @@ try {
     const kind = stream ? 'stream' : 'plain';
     const body = chatBody(target.model(benchModels.instant), stream);
     await sendAll(body, Math.min(500, requests));
+    const loadAtStart = loadavg()[0]?.toFixed(2);
     const threadsBefore = await gateway.child.call<Record<string, number>>('threadCpu');
     const before = await gateway.child.call<NodeJS.CpuUsage>('cpuUsage');
     await sendAll(body, requests);
@@ -89,7 +90,9 @@ try {
     const threadsAfter = await gateway.child.call<Record<string, number>>('threadCpu');
     const cpu = (after.user - before.user + after.system - before.system) / requests;
     const userShare = (after.user - before.user) / (after.user - before.user + after.system - before.system);
-    out(`${kind}: ${cpu.toFixed(0)} µs of CPU per request (${(100 * userShare).toFixed(0)}% user)`);
+    out(
+      `${kind}: ${cpu.toFixed(0)} µs of CPU per request (${(100 * userShare).toFixed(0)}% user); load average ${loadAtStart} → ${loadavg()[0]?.toFixed(2)}`,
+    );
     const byThread = Object.entries(threadsAfter)
       .map(([name, ticks]) => [name, ((ticks - (threadsBefore[name] ?? 0)) * 10_000) / requests] as const)
       .filter(([, microseconds]) => microseconds > 0)

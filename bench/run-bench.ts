@@ -27,6 +27,7 @@ import { processMemory } from './process-memory.ts';
 import { type RoundTripSummary, summarizeRoundTrips } from './report.ts';
 import type { Spread } from './statistics.ts';
 import type { RoundTripSplit } from './store-round-trips.ts';
+import { formatTelemetryCost, measureTelemetryCost } from './telemetry-cost.ts';
 
 /**
  * `npm run bench`: this gateway, a peer gateway and the direct path, side by side in one run on this machine,
@@ -112,7 +113,11 @@ const results: BenchResults = {
   bundleVariants: [],
   targets: [],
 };
-const step = (text: string) => process.stdout.write(`• ${text}\n`);
+/**
+ * Each step with the load average (1 minute) at its start; the next step's is the end of this one's, and the last
+ * line gives the end of the last. Other work on a shared machine moves every wall-clock figure: read them with it.
+ */
+const step = (text: string) => process.stdout.write(`• ${text} (load average ${loadavg()[0]?.toFixed(2)})\n`);
 
 // Bundles first, while nothing else runs on the machine.
 step('bundling the Lambda functions and timing their init');
@@ -382,8 +387,13 @@ try {
 }
 
 results.machine.loadAverage.atEnd = loadavg()[0];
+process.stdout.write(`• measurements done (load average ${results.machine.loadAverage.atEnd?.toFixed(2)})\n`);
 results.targets = evaluateTargets(results);
 printReport(results, results.targets);
+step('OpenTelemetry export on and off');
+process.stdout.write(
+  `${formatTelemetryCost(await measureTelemetryCost({ projectRoot, upstreamUrl: upstream.ready.url, logDirectory: logs }))}\n`,
+);
 if (results.dynamodbWriteUnits) process.stdout.write(`\n${describeWriteUnits(results.dynamodbWriteUnits)}`);
 const resultsFile = join(projectRoot, 'bench', 'results.json');
 await writeFile(resultsFile, `${JSON.stringify(results, null, 2)}\n`);

@@ -1,5 +1,6 @@
 import * as z from '../shared/validation/zod.ts';
 import { connectionSchema, connectionTestSchema, issuedKeySchema, keySchema, memberSchema } from './admin-views.ts';
+import { alertCommands } from './alert-commands.ts';
 import { UsageError } from './cli-errors.ts';
 import { type Command, defineCommand } from './command-definition.ts';
 import {
@@ -113,7 +114,7 @@ function renderMigration(migration: MigrationResult): string {
         'current records and rollups' +
         (migration.foldedDied > 0 ? ` (${migration.foldedDied} that had died, closed as failed)` : '') +
         '. The earlier records table is no longer read ' +
-        '(README, "Upgrading a stage deployed with the earlier layout").\n'
+        '(docs/store.md, "Upgrading a stage deployed with the earlier layout").\n'
       );
     case 'waiting':
       return (
@@ -289,7 +290,7 @@ export const commandTable: readonly Command[] = [
       provider: required(textFlag('NAME', 'provider the connection serves')),
       wire: required(choiceFlag(upstreamWires, 'wire format the upstream speaks')),
       'base-url': required(
-        httpUrlFlag('URL', "base URL as the provider's SDK takes it (see the README's table of base URLs)"),
+        httpUrlFlag('URL', "base URL as the provider's SDK takes it (see the table in docs/admin-and-usage.md)"),
       ),
       models: modelsFlag(
         'id[:ctx=N][:max=N][:input=image+video],...',
@@ -417,4 +418,5 @@ export const commandTable: readonly Command[] = [
     progress: renderMigration,
     render: renderMigration,
   }),
+  ...alertCommands,
 ];

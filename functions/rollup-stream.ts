@@ -8,7 +8,7 @@ import { createDocumentClient, type DynamoTables } from '../shared/store/dynamod
 let tables: DynamoTables | undefined;
 
 /**
- * The records table's stream consumer: folds each batch of closed records into the rollups (README, "Accounting").
+ * The records table's stream consumer: folds each batch of closed records into the rollups (docs/accounting.md).
  * A failure throws, so Lambda retries the batch, splits it in two and, past its retries, sends it to the dead-letter
  * queue; the fold is safe to repeat on any part of a batch (shared/store/dynamodb/dynamo-rollup-stream.ts).
  */

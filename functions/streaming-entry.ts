@@ -13,7 +13,7 @@ import { recordResponse } from '../shared/observability/gateway-telemetry.ts';
 import { generateContentPathPrefix, parseGenerateContentPath } from '../shared/wires/gemini/generate-content-path.ts';
 import { storedResponseRefusal } from '../shared/wires/openai-responses/openai-responses-stored.ts';
 import { errorEnvelopeFor, errorEnvelopeOfRequest } from '../shared/wires/wire-names.ts';
-import { type OpenStore, servicesFromEnvironment } from './gateway-runtime.ts';
+import { type OpenStore, servicesFromEnvironment, telemetryReady } from './gateway-runtime.ts';
 import { writeResponse } from './write-response.ts';
 
 /** What an invocation's context carries beside Lambda's own. */
@@ -45,8 +45,11 @@ export function streamingEntry(handle: RouteHandler, openStore: OpenStore) {
       const client = watchClient(responseStream);
       context.clientSignal = client.signal;
       let settlement: Promise<void> | undefined;
+      let lambdaServices: GatewayServices | undefined;
       try {
         const services = context.gatewayServices ?? servicesFromEnvironment(openStore);
+        lambdaServices = context.gatewayServices ? undefined : services;
+        if (lambdaServices) await telemetryReady(lambdaServices);
         const giveUpBy = unreadResponseDeadline(services.config.maxRequestMs);
         const response = await answer(services, fromFunctionUrlEvent(event, client.signal), handle);
         settlement = response.afterResponse;
@@ -58,6 +61,9 @@ export function streamingEntry(handle: RouteHandler, openStore: OpenStore) {
       } finally {
         client.stop();
         await settlement;
+        // On Lambda the environment may freeze once the handler returns: the request's spans leave before that,
+        // after its answer is complete. The local host's batch processor exports on its own schedule.
+        await lambdaServices?.telemetry?.flush().catch(() => undefined);
       }
     },
   );

@@ -1,7 +1,7 @@
 import { type OriginSecretSlot, originSecretSlots } from './origin-secrets.ts';
 import { stagePattern } from './stack-outputs.ts';
 
-/** What `--context name=value` (or cdk.json) may set for a deployment; see the README's deploy section. */
+/** What `--context name=value` (or cdk.json) may set for a deployment; see docs/deploy-aws.md. */
 export interface DeploymentSettings {
   readonly stage: string;
   readonly production: boolean;
@@ -13,11 +13,19 @@ export interface DeploymentSettings {
   /**
    * The earlier DynamoDB layout's records table: `kept` in the stack (the default) until the migration of its
    * records reports complete, then `retired`: removed from the stack, which leaves the table itself in place
-   * (it is retained) for the team to delete (README, "Upgrading a stage deployed with the earlier layout").
+   * (it is retained) for the team to delete (docs/store.md, "Upgrading a stage deployed with the earlier layout").
    */
   readonly earlierRecords: EarlierRecordsTable;
   /** An AWS WAF web ACL with a rate limit per client IP on the distribution, or none. */
   readonly waf: { readonly requestsPerFiveMinutes: number } | undefined;
+  /** `--context alertEmail=…`: an SNS topic with this e-mail subscription gets alerts and alarms; none without it. */
+  readonly alertEmail: string | undefined;
+  /**
+   * OpenTelemetry export from every function that answers HTTP: `--context otelEndpoint=https://collector:4318`
+   * (OTLP/HTTP), `otelProtocol` (`http/protobuf`, the default, or `http/json`), and `otelHeadersSecret=true` to
+   * send the headers kept in the secret `model-gateway/<stage>/otel-headers`. Off without an endpoint.
+   */
+  readonly telemetry: { endpoint: string; protocol: 'http/protobuf' | 'http/json'; headersSecret: boolean } | undefined;
   /** Where to deploy, when it must be known at synthesis (a web ACL's cross-region reference needs it). */
   readonly account: string | undefined;
   readonly region: string | undefined;
@@ -97,6 +105,8 @@ export function readDeploymentSettings(
           }),
         }
       : undefined,
+    alertEmail: readEmail(context('alertEmail')),
+    telemetry: readTelemetry(context),
     account: readText(context('account')) ?? environment['CDK_DEFAULT_ACCOUNT'],
     region: readText(context('region')) ?? environment['CDK_DEFAULT_REGION'],
     signInEnvironment: readSignInEnvironment(context, stage),
@@ -154,4 +164,26 @@ function readSlot(value: unknown): OriginSecretSlot {
   const slot = originSecretSlots.find((candidate) => candidate === value);
   if (!slot) throw new Error(`context "originSecretSlot" must be ${originSecretSlots.join(' or ')}`);
   return slot;
+}
+
+function readEmail(value: unknown): string | undefined {
+  const text = readText(value);
+  if (text === undefined) return undefined;
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text)) {
+    throw new Error(`context "alertEmail" must be an e-mail address, got ${JSON.stringify(value)}`);
+  }
+  return text;
+}
+
+function readTelemetry(context: (name: string) => unknown): DeploymentSettings['telemetry'] {
+  const endpoint = readText(context('otelEndpoint'));
+  if (endpoint === undefined) return undefined;
+  if (!URL.canParse(endpoint) || !/^https?:$/.test(new URL(endpoint).protocol)) {
+    throw new Error(`context "otelEndpoint" must be an http(s) URL, got ${JSON.stringify(endpoint)}`);
+  }
+  const protocol = readText(context('otelProtocol')) ?? 'http/protobuf';
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
+    throw new Error(`context "otelProtocol" must be http/protobuf or http/json, got ${JSON.stringify(protocol)}`);
+  }
+  return { endpoint, protocol, headersSecret: readFlag(context('otelHeadersSecret')) };
 }

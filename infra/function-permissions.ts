@@ -28,6 +28,8 @@ export interface FunctionPermissions {
    * batch it gives up on to the function's dead-letter queue.
    */
   readonly stream?: TableLogicalName;
+  /** Whether it puts the alerts outbox on the account's default event bus (infra/alert-delivery.ts). */
+  readonly alertEvents?: boolean;
 }
 
 /** Everything that reads keys, members and connections: a key lookup, a member, a connection list by index. */
@@ -56,8 +58,9 @@ const earlierMigration = {
 export const functionPermissions: Readonly<Record<FunctionAccess, FunctionPermissions>> = {
   inference: {
     tables: {
-      // Key and member lookups, the connections by index; admission and settlement move the member item.
-      control: [...controlReads, 'dynamodb:UpdateItem'],
+      // Key and member lookups, the connections by index; admission and settlement move the member item; an alert
+      // is recorded with one conditional put (shared/alerts/).
+      control: [...controlReads, 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
       // The record shown as running, then closed by settlement; an admission that finds an expired lease in its
       // way reads that request's record to settle it first. The rollups are the stream consumer's.
       usage: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
@@ -108,6 +111,22 @@ export const functionPermissions: Readonly<Record<FunctionAccess, FunctionPermis
     },
     providerCredentials: [],
     originCheck: false,
+  },
+  // The alerts outbox read by index and each delivery recorded; keys about to expire (by index, their members by
+  // key) raise alerts with a conditional put; the events go to the default bus.
+  'alert-delivery': {
+    tables: {
+      control: [
+        'dynamodb:GetItem',
+        'dynamodb:BatchGetItem',
+        'dynamodb:Query',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+      ],
+    },
+    providerCredentials: [],
+    originCheck: false,
+    alertEvents: true,
   },
   'earlier-migration': { tables: earlierMigration, providerCredentials: [], originCheck: false },
   // The records stream's consumer: each rollup item one conditional update, read back when a batch comes again.

@@ -9,6 +9,7 @@ export type FunctionAccess =
   | 'admin'
   | 'usage-read'
   | 'reaper'
+  | 'alert-delivery'
   | 'earlier-migration'
   | 'rollup-fold';
 

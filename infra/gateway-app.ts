@@ -49,6 +49,8 @@ export function defineGatewayStacks(
     reservedConcurrency: settings.reservedConcurrency,
     originSecretSlot: settings.originSecretSlot,
     earlierRecords: settings.earlierRecords,
+    alertEmail: settings.alertEmail,
+    telemetry: settings.telemetry,
     signInEnvironment: settings.signInEnvironment,
     ...(edge ? { webAclArn: edge.webAcl.attrArn } : {}),
     staticSiteSources,

@@ -9,6 +9,7 @@ import { Construct } from 'constructs';
 import type { DynamoAction, SecretAction } from './function-permissions.ts';
 import { lambdaBundling } from './lambda-bundling.ts';
 import { nagAccount, nagRegion } from './nag-acknowledgements.ts';
+import { telemetryBundleCommands } from './telemetry-bundle.ts';
 
 export interface GatewayFunctionProps {
   /** Absolute path of the entry file; it exports `handler`. */
@@ -64,6 +65,18 @@ export class GatewayFunction extends Construct {
         // OutputFormat's values are esbuild's format names.
         format: lambdaBundling.format as OutputFormat,
         mainFields: [...lambdaBundling.mainFields],
+        // Functions that answer HTTP trace their requests when the stage configures OpenTelemetry: its module is
+        // built beside the entry, not into it (infra/telemetry-bundle.ts).
+        ...(props.functionUrl
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (_inputDirectory: string, outputDirectory: string) =>
+                  telemetryBundleCommands(props.projectRoot, outputDirectory),
+              },
+            }
+          : {}),
       },
     });
 
@@ -110,6 +123,28 @@ export class GatewayFunction extends Construct {
     Validations.of(this).acknowledge({
       id: `AwsSolutions-IAM5[Resource::<${Stack.of(table).getLogicalId(tableResource)}.Arn>/index/*]`,
       reason: 'The wildcard covers the global secondary indexes of this one table, which the store queries.',
+    });
+  }
+
+  /**
+   * Reads one secret the team creates by name (the OpenTelemetry collector's headers): its ARN ends in the six
+   * random characters Secrets Manager appends, which `-??????` matches and nothing longer does.
+   */
+  grantSecretRead(name: string): void {
+    const resource = Stack.of(this).formatArn({
+      service: 'secretsmanager',
+      resource: 'secret',
+      resourceName: `${name}-??????`,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    this.function.addToRolePolicy(
+      new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [resource] }),
+    );
+    Validations.of(this).acknowledge({
+      id:
+        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:secretsmanager:${nagRegion(Stack.of(this))}:` +
+        `${nagAccount(Stack.of(this))}:secret:${name}-??????]`,
+      reason: 'The six characters Secrets Manager appends to a secret ARN; the name itself is exact.',
     });
   }
 

@@ -22,8 +22,9 @@ import {
   tableDefinitions,
   tableEnvironmentVariable,
 } from '../shared/store/table-definitions.ts';
+import { AlertDelivery, alertEventBus, alertEventSource, grantAlertEvents } from './alert-delivery.ts';
 import { cloudFrontPathPatterns } from './cloudfront-path-patterns.ts';
-import type { EarlierRecordsTable } from './deployment-settings.ts';
+import type { DeploymentSettings, EarlierRecordsTable } from './deployment-settings.ts';
 import { type DynamoAction, functionPermissions } from './function-permissions.ts';
 import {
   type FunctionAccess,
@@ -62,6 +63,10 @@ export interface GatewayStackProps extends StackProps {
   readonly earlierRecords: EarlierRecordsTable;
   /** An AWS WAF web ACL (CLOUDFRONT scope, so in us-east-1) to attach to the distribution. */
   readonly webAclArn?: string;
+  /** Who is e-mailed the stage's alerts and alarms; nobody without it (the alerts still go to EventBridge). */
+  readonly alertEmail?: string | undefined;
+  /** OpenTelemetry export (deployment-settings.ts); off without it. */
+  readonly telemetry?: DeploymentSettings['telemetry'];
   /** `GATEWAY_OIDC_*` of sign-in with the team's provider (deployment-settings.ts), or none. */
   readonly signInEnvironment?: Readonly<Record<string, string>>;
 }
@@ -96,6 +101,7 @@ export class GatewayStack extends Stack {
   readonly gatewayDistribution: GatewayDistribution;
   readonly staticSites: readonly StaticSite[];
   readonly alarms: GatewayAlarms;
+  readonly alertDelivery: AlertDelivery;
   readonly originSecrets: OriginSecrets;
 
   constructor(scope: Construct, id: string, props: GatewayStackProps) {
@@ -117,8 +123,17 @@ export class GatewayStack extends Stack {
       GATEWAY_METRICS_NAMESPACE: metricsNamespace,
       // Loopback and private ranges only for connections an administrator marked as reaching a private network.
       GATEWAY_PRIVATE_UPSTREAMS: 'marked-only',
+      // Alerts are recorded as pending for the reaper to put on EventBridge (infra/alert-delivery.ts).
+      GATEWAY_ALERT_EVENT_BUS: alertEventBus,
+      GATEWAY_ALERT_EVENT_SOURCE: alertEventSource(props.stage),
     };
     for (const [name, table] of tables) environment[tableEnvironmentVariable(name)] = table.tableName;
+    const telemetryHeadersSecret = `${secretPrefix}/otel-headers`;
+    if (props.telemetry) {
+      environment['OTEL_EXPORTER_OTLP_ENDPOINT'] = props.telemetry.endpoint;
+      environment['OTEL_EXPORTER_OTLP_PROTOCOL'] = props.telemetry.protocol;
+      if (props.telemetry.headersSecret) environment['GATEWAY_OTEL_HEADERS_SECRET'] = telemetryHeadersSecret;
+    }
     const originSecrets = new OriginSecrets(this, 'OriginSecret', { activeSlot: props.originSecretSlot });
     environment['GATEWAY_ORIGIN_SECRET_IDS'] = originSecrets.secretIds().join(',');
     if (props.upstreamPrefixes) environment['GATEWAY_UPSTREAM_PREFIXES'] = props.upstreamPrefixes.join(',');
@@ -139,6 +154,8 @@ export class GatewayStack extends Stack {
         logRemovalPolicy: props.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       });
       grantAccess(gatewayFunction, profile.access, tables, secretPrefix, originSecrets);
+      // Functions that answer HTTP trace their requests, and read the collector's headers from their one secret.
+      if (functionUrl && props.telemetry?.headersSecret) gatewayFunction.grantSecretRead(telemetryHeadersSecret);
       return gatewayFunction;
     };
 
@@ -227,6 +244,12 @@ export class GatewayStack extends Stack {
       })),
     });
 
+    const alertDelivery = new AlertDelivery(this, 'AlertDelivery', {
+      stage: props.stage,
+      alertEmail: props.alertEmail,
+      alarmScopes: [alarms],
+    });
+
     // What clients, browsers and the CLI's `bootstrap` need to know about this stage.
     const gatewayUrl = `https://${gatewayDistribution.distribution.distributionDomainName}`;
     new CfnOutput(this, stackOutputKeys.gatewayUrl, {
@@ -237,7 +260,7 @@ export class GatewayStack extends Stack {
       if (site.route.build !== 'usage-page') continue;
       new CfnOutput(this, stackOutputKeys.usagePageUrl, { value: `${gatewayUrl}${site.route.path}` });
     }
-    // Where rotation puts a new origin secret (README, "Rotating the origin secret"): ARNs, never the values.
+    // Where rotation puts a new origin secret (docs/deploy-aws.md, "Rotating the origin secret"): ARNs, never the values.
     for (const slot of originSecretSlots) {
       new CfnOutput(this, `OriginSecretSlot${slot.toUpperCase()}Arn`, { value: originSecrets.secrets[slot].secretArn });
     }
@@ -254,6 +277,7 @@ export class GatewayStack extends Stack {
     this.gatewayDistribution = gatewayDistribution;
     this.staticSites = staticSites;
     this.alarms = alarms;
+    this.alertDelivery = alertDelivery;
     this.originSecrets = originSecrets;
     acknowledgeNagFindings(this, { gatewayDistribution, staticSites, webAcl: props.webAclArn !== undefined });
   }
@@ -277,4 +301,5 @@ function grantAccess(
   }
   gatewayFunction.grantProviderCredentials(secretPrefix, permissions.providerCredentials);
   if (permissions.originCheck) originSecrets.grantCheck(gatewayFunction.function);
+  if (permissions.alertEvents) grantAlertEvents(Stack.of(gatewayFunction), gatewayFunction);
 }

@@ -30,7 +30,7 @@ export const tableConstructIds: Readonly<Record<TableLogicalName | EarlierTableL
  */
 export function createGatewayTable(scope: Construct, definition: TableDefinition, production: boolean): Table {
   // The earlier layout's records are a stage's only copy of its usage history until the migration has carried them:
-  // retained on every stage, whatever happens to the stack, until a team deletes the table itself (README).
+  // retained on every stage, whatever happens to the stack, until a team deletes the table itself (docs/store.md).
   const retained = production || definition.logicalName === 'earlierUsage';
   const table = new Table(scope, tableConstructIds[definition.logicalName], {
     partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },

@@ -17,7 +17,7 @@ export interface OriginSecretsProps {
  * The per-deployment secret that proves a request came through CloudFront (shared/http/origin-check.ts). Two
  * generated secrets, each a slot: the distribution adds the active slot's value as a custom origin header (a
  * CloudFormation dynamic reference, so the value is never in the template), and every function accepts the value
- * of either slot. Rotation without downtime (README, "Rotating the origin secret"): put a new value in the slot
+ * of either slot. Rotation without downtime (docs/deploy-aws.md, "Rotating the origin secret"): put a new value in the slot
  * CloudFront does not send, wait for the functions' cache, then deploy with the other slot active.
  */
 export class OriginSecrets extends Construct {
@@ -36,7 +36,7 @@ export class OriginSecrets extends Construct {
       Validations.of(secret).acknowledge({
         id: 'AwsSolutions-SMG4',
         reason:
-          'Rotated by the two-slot procedure in the README (a new value in the idle slot, then a deployment that ' +
+          'Rotated by the two-slot procedure in docs/deploy-aws.md (a new value in the idle slot, then a deployment that ' +
           'moves CloudFront to it): CloudFront must send the new value before the old one stops working, which a ' +
           'rotation function changing the secret in place cannot arrange.',
       });

@@ -5,7 +5,7 @@ import type { FunctionProfile } from './function-profiles.ts';
  * Functions that EventBridge runs on a schedule. They have no route, so they live apart from the route table's
  * `functionIds`: nothing may reach them over HTTP.
  */
-export const scheduledFunctionIds = ['reaper', 'migrate-earlier-records'] as const;
+export const scheduledFunctionIds = ['reaper', 'deliver-alerts', 'migrate-earlier-records'] as const;
 export type ScheduledFunctionId = (typeof scheduledFunctionIds)[number];
 
 export interface ScheduledFunctionProfile extends FunctionProfile {
@@ -24,6 +24,15 @@ export const scheduledFunctionProfiles: Readonly<Record<ScheduledFunctionId, Sch
     timeout: Duration.minutes(2),
     reservedConcurrency: 1,
     every: Duration.minutes(5),
+  },
+  // The alerts outbox onto EventBridge (shared/alerts/): a minute at most between an allowance crossing and its
+  // event, and keys about to expire announced (the notifier looks at most once an hour per warm instance).
+  'deliver-alerts': {
+    access: 'alert-delivery',
+    memorySize: 256,
+    timeout: Duration.minutes(1),
+    reservedConcurrency: 1,
+    every: Duration.minutes(1),
   },
   // Carries the usage history of the earlier DynamoDB layout into the current one after an upgrade, a bounded pass
   // at a time (shared/usage/migrate-earlier-records.ts, `migrationBudgetMs.scheduledPass`, well inside the

@@ -4,8 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { reapAllExpiredLeases } from '../../shared/accounting/reap-all.ts';
 import { bootstrapAdministrator } from '../../shared/admin/bootstrap-admin.ts';
+import { startAlertDeliveryLoop } from '../../shared/alerts/alert-delivery-loop.ts';
+import { webhookSink } from '../../shared/alerts/webhook-sink.ts';
 import { parseGatewayConfig } from '../../shared/config/gateway-config.ts';
 import { createGatewayServices, type GatewayServices, trackBackground } from '../../shared/config/gateway-services.ts';
+import { loadTelemetry } from '../../shared/observability/load-telemetry.ts';
 import { logger } from '../../shared/observability/logger.ts';
 import { migrateEarlierRecords, migrationBudgetMs } from '../../shared/usage/migrate-earlier-records.ts';
 import { loadLocalFunctions } from './local-functions.ts';
@@ -50,6 +53,11 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
   });
   const local = await openLocalStore(config, dataDir);
   const services = createGatewayServices(config, local.store);
+  // OpenTelemetry only when configured: otherwise the module is never loaded.
+  services.telemetry = await loadTelemetry(
+    config.telemetry,
+    () => import('../../shared/observability/otel/otel-telemetry.ts'),
+  );
   let server: Server;
   let bootstrap: Awaited<ReturnType<typeof bootstrapAdministrator>>;
   try {
@@ -62,6 +70,20 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
   }
   const { port } = server.address() as AddressInfo;
 
+  // On one machine alerts go to the webhook from this process; those a previous run did not deliver go out now.
+  const webhook = config.alerts.webhook;
+  const alertDelivery =
+    webhook &&
+    startAlertDeliveryLoop({
+      alerts: services.store.alerts,
+      sink: webhookSink({ ...webhook, attemptTimeoutMs: 10_000 }),
+      now: () => services.now(),
+      policy: config.alerts.retry,
+    });
+  if (alertDelivery) {
+    services.alerts.onRecorded(alertDelivery.deliverSoon);
+    alertDelivery.deliverSoon();
+  }
   const reaperIntervalMs = options.reaperIntervalMs ?? 60_000;
   // As the stack schedules it on AWS: the earlier layout's history carried in a pass at a time until complete, one
   // pass at a time, each as short as an admin request's, and awaited by `close` like any background work.
@@ -83,6 +105,9 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
       ? setInterval(() => {
           reapAllExpiredLeases(services).catch((error: unknown) => logger.error('reaper failed', { error }));
           migrationPass().catch((error: unknown) => logger.error('earlier records migration failed', { error }));
+          // Keys about to expire are announced (the notifier scans at most once an hour).
+          void services.alerts.scanExpiringKeys();
+          alertDelivery?.deliverSoon();
         }, reaperIntervalMs)
       : undefined;
   reaper?.unref();
@@ -103,8 +128,11 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
         setTimeout(() => server.closeAllConnections(), 2_000).unref();
       });
       await Promise.allSettled([...services.background]);
+      // An alert delivery under way is stopped; what it had not delivered stays pending for the next start.
+      await alertDelivery?.close();
       // What settled last is still waiting in the rollup folder: into the rollups before the store closes.
       await services.rollupFolder.close();
+      await services.telemetry?.shutdown();
       await local.close();
     },
   };

@@ -14,7 +14,7 @@ import { Writable } from 'node:stream';
  * - a client that goes away destroys the stream with an error, which is how the runtime client ends it when the
  *   runtime API aborts the response (`res.on('aborted', …) → req.destroy(err)`): 'error', then 'close', and
  *   every later write fails. Whether Lambda's side does abort it when a function URL's client disconnects is not
- *   documented, and has been reported not to happen (README, "Cancellation on AWS"); the entry reacts the same
+ *   documented, and has been reported not to happen (docs/deploy-aws.md, "Cancellation on AWS"); the entry reacts the same
  *   either way (functions/streaming-entry.ts).
  */
 export function installLambdaStreamShim(): void {

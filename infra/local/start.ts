@@ -1,7 +1,7 @@
 import * as z from '../../shared/validation/zod.ts';
 import { startGatewayHost } from './gateway-host.ts';
 
-/** `npm start`: the gateway on one machine. Settings come from the environment; see the README. */
+/** `npm start`: the gateway on one machine. Settings come from the environment; see docs/settings.md. */
 const settings = z
   .object({
     PORT: z._default(z.coerce.number().check(z.int(), z.gte(0), z.lte(65_535)), 8787),

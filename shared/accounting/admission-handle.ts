@@ -1,11 +1,13 @@
 import type { Principal } from '../auth/principal.ts';
 import { type RequestDeadline, startStopwatch } from '../clock/monotonic-deadline.ts';
 import { type GatewayServices, trackBackground } from '../config/gateway-services.ts';
+import type { AnswerSummary } from '../observability/answer-summary.ts';
 import { logger } from '../observability/logger.ts';
+import type { RequestTrace } from '../observability/request-trace.ts';
 import type { UsageReport } from '../wires/usage-report.ts';
 import { admit, type RecordDescription } from './admit.ts';
 import { chargeableUsage } from './chargeable-usage.ts';
-import { settle } from './settle.ts';
+import { type RequestEnding, settle, settlementOutcome } from './settle.ts';
 
 /** How an admitted request ended, as settlement needs to know it. */
 export interface RequestOutcome {
@@ -14,6 +16,9 @@ export interface RequestOutcome {
   completed: boolean;
   /** What the provider reported; validated before it is charged (chargeable-usage.ts). */
   usage: UsageReport | undefined;
+  /** Telemetry only: the answer's model and finish reasons, and the gateway's code of a failure. */
+  summary?: AnswerSummary | undefined;
+  errorCode?: string | undefined;
 }
 
 /**
@@ -42,6 +47,8 @@ export interface AdmissionRequest {
   describes: RecordDescription;
   /** The request's deadline: the handle stops its timer once the outcome is known. */
   deadline: RequestDeadline;
+  /** Told how the request settled, when telemetry is on. */
+  trace?: RequestTrace | undefined;
 }
 
 /**
@@ -83,19 +90,31 @@ export async function admitRequest(services: GatewayServices, request: Admission
       services,
       runningWrite
         .then(() => outcomeByDeadline(outcome, deadline, requestId))
-        .then((ended) => {
+        .then(async (ended) => {
           deadline.stop();
-          return settle(services, {
+          const ending = {
             record,
             status: ended.status,
             completed: ended.completed,
             usage: chargeableUsage(ended.usage, requestId),
             endedAt: services.now(),
             durationMs: stopwatch.elapsedMs(),
+          };
+          const settledHere = await settle(services, ending);
+          if (request.trace) traceSettlement(request.trace, ending, ended);
+          return settledHere;
+        })
+        // Only the settlement that closed the request looks at the member's day; a check that fails is logged.
+        .then((settledHere) => {
+          if (!settledHere) return;
+          return services.alerts.settled({
+            memberId: record.memberId,
+            day: record.day,
+            dailyTokens: request.principal.member.policy.dailyTokens,
           });
         })
         // Before the lease was released the reaper settles it when the lease expires; after, the record stays
-        // running (README: what settlement's ordered writes cannot promise).
+        // running (docs/accounting.md: what settlement's ordered writes cannot promise).
         .then(
           () => undefined,
           (error: unknown) => logger.error('settlement failed', { requestId, error }),
@@ -136,4 +155,22 @@ export async function outcomeByDeadline(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Tells telemetry how the request ended, by the same rule that closed its record. */
+function traceSettlement(trace: RequestTrace, ending: RequestEnding, ended: RequestOutcome): void {
+  const outcome = settlementOutcome(ending.record, ending);
+  trace.settled({
+    status: outcome.status,
+    state: outcome.state,
+    charge: outcome.charge,
+    reservation: ending.record.reserved,
+    accountingSource: outcome.source,
+    inputTokens: outcome.inputTokens,
+    outputTokens: outcome.outputTokens,
+    cachedInputTokens: outcome.cachedInputTokens,
+    responseModel: ended.summary?.responseModel,
+    finishReasons: ended.summary?.finishReasons ?? [],
+    errorCode: ended.errorCode,
+  });
 }

@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/principal.ts';
-import type { GatewayServices } from '../config/gateway-services.ts';
+import { type GatewayServices, trackBackground } from '../config/gateway-services.ts';
 import type { AdmissionLimits } from '../store/admission.ts';
 import { AdmissionRefusedError } from '../store/store-errors.ts';
 import type { RunningRecord } from '../store/usage-records.ts';
@@ -109,6 +109,20 @@ export async function admit(services: GatewayServices, input: AdmitInput): Promi
     // Leases of dead requests in the way are settled (here, or by whoever raced to it) before trying again.
     await reapExpiredLeases(services, result.expiredLeases);
     const worthRetrying = result.expiredLeases.length > 0 || result.refusal.reason === 'contention';
-    if (!worthRetrying || attempt >= admissionAttempts) throw new AdmissionRefusedError(result.refusal);
+    if (!worthRetrying || attempt >= admissionAttempts) {
+      if (result.refusal.reason === 'holder_daily') {
+        // Beside the refusal, not before it: the caller's 429 never waits for the alert.
+        trackBackground(
+          services,
+          services.alerts.holderExhausted({
+            memberId: principal.memberId,
+            keyId: principal.keyId,
+            limit: result.refusal.limit,
+            day,
+          }),
+        );
+      }
+      throw new AdmissionRefusedError(result.refusal);
+    }
   }
 }

@@ -1,3 +1,4 @@
+import { listAlerts } from '../alerts/alert-list.ts';
 import { issueKey, rotateKey } from '../auth/key-issuance.ts';
 import { type GatewayServices, secretNameForConnection } from '../config/gateway-services.ts';
 import { badRequest, forbidden, notFound } from '../http/gateway-error.ts';
@@ -193,6 +194,11 @@ const adminRoutes: AdminRoute[] = [
       ],
     }),
   ),
+  {
+    method: 'GET',
+    pattern: '/alerts',
+    action: async (services, request) => [200, await listAlerts(services.store.alerts, request.query)],
+  },
   {
     method: 'POST',
     pattern: '/legacy-usage',

@@ -1,7 +1,7 @@
 import { type MemberRole, maxModelLimitTokens, memberRoles, policySchema } from '../store/control-items.ts';
 import * as z from '../validation/zod.ts';
 import { inputModalities } from '../wires/input-media.ts';
-import { upstreamWires } from '../wires/wire-names.ts';
+import { connectionWires } from '../wires/wire-names.ts';
 import { maxLegacyRecordsPerRequest } from './legacy-usage-record.ts';
 
 /** Roles `POST /members` may give: a holder wallet's member is created when its holdings are first set. */
@@ -49,7 +49,7 @@ export const createConnectionBody = z.strictObject({
   provider: z
     .string()
     .check(z.regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, 'a provider name is lowercase letters, digits, ".", "_" or "-"')),
-  wire: z.enum(upstreamWires),
+  wire: z.enum(connectionWires),
   /** Checked further, against the gateway's network setting, by shared/net/base-url.ts. */
   baseUrl: z.string().check(z.minLength(1), z.maxLength(2048)),
   // At most 500 ids of at most 256 characters, each with two numbers: a connection item stays far inside

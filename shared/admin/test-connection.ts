@@ -258,7 +258,7 @@ function statusFailure(call: ConnectionProbe['call'], status: number): ProbeFail
     if (status === 403) return 'The upstream refused this credential access (403).';
     if (status === 404) {
       return call === 'model-list'
-        ? 'Nothing answers at this address (404): check the base URL (see the README for how each provider writes it).'
+        ? 'Nothing answers at this address (404): check the base URL (docs/admin-and-usage.md shows how each provider writes it).'
         : 'The upstream has no such model or address (404): check the model and the base URL.';
     }
     if (status === 429) return 'The upstream is limiting this credential (429): rate limit or quota.';

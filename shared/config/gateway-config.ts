@@ -1,5 +1,6 @@
 import { storeEngineNames } from '../store/store-port.ts';
 import * as z from '../validation/zod.ts';
+import { parseTelemetrySettings, type TelemetrySettings } from './telemetry-config.ts';
 
 const commaList = z.pipe(
   z.string(),
@@ -85,6 +86,29 @@ const environmentSchema = z.object({
    * front of the distribution, a proxy in front of `npm start`): the holder policy record's `endpoint`.
    */
   GATEWAY_PUBLIC_URL: z.optional(z.url({ protocol: /^https?$/ })),
+  /**
+   * Allowance alerts (shared/alerts/): the shares of the daily allowance, in percent, whose first crossing in a UTC
+   * day raises an alert; none turns allowance alerts off.
+   */
+  GATEWAY_ALERT_THRESHOLDS: z._default(
+    z.pipe(
+      z.pipe(
+        commaList,
+        z.transform((items: string[]) => items.map(Number)),
+      ),
+      z.array(z.number().check(z.int(), z.positive(), z.lte(1000))).check(z.maxLength(10)),
+    ),
+    [80, 100],
+  ),
+  /** On one machine: where alerts are POSTed, signed with the secret (HMAC-SHA256). */
+  GATEWAY_ALERT_WEBHOOK_URL: z.optional(z.url({ protocol: /^https?$/ })),
+  GATEWAY_ALERT_WEBHOOK_SECRET: z.optional(z.string().check(z.minLength(16))),
+  /** On AWS: the EventBridge bus alerts go to, with the source `model-gateway.<stage>`; set by the stack. */
+  GATEWAY_ALERT_EVENT_BUS: z.optional(z.string().check(z.minLength(1))),
+  GATEWAY_ALERT_EVENT_SOURCE: z._default(z.string().check(z.minLength(1)), 'model-gateway'),
+  /** How long an undelivered alert is retried, counted from when it was raised, and the first backoff. */
+  GATEWAY_ALERT_RETRY_WINDOW_MS: z._default(z.coerce.number().check(z.int(), z.positive()), 15 * 60_000),
+  GATEWAY_ALERT_RETRY_FIRST_MS: z._default(z.coerce.number().check(z.int(), z.positive()), 1_000),
   /** CloudWatch namespace of the EMF metrics; set by the stack, absent on the local host, which emits none. */
   GATEWAY_METRICS_NAMESPACE: z.optional(z.string().check(z.minLength(1))),
   /**
@@ -119,7 +143,7 @@ const environmentSchema = z.object({
   GATEWAY_SESSION_HOURS: z._default(z.coerce.number().check(z.positive(), z.lte(24 * 30)), 12),
 });
 
-export type GatewayConfig = ReturnType<typeof toConfig>;
+export type GatewayConfig = ReturnType<typeof toConfig> & { telemetry: TelemetrySettings | undefined };
 
 function toConfig(env: z.infer<typeof environmentSchema>) {
   if (!env.GATEWAY_UPSTREAM_PREFIXES.includes('lb')) {
@@ -137,6 +161,9 @@ function toConfig(env: z.infer<typeof environmentSchema>) {
   }
   if (env.GATEWAY_SECRET_STORE === 'file' && !env.GATEWAY_SECRET_FILE) {
     throw new Error('GATEWAY_SECRET_FILE is required when GATEWAY_SECRET_STORE is "file"');
+  }
+  if (env.GATEWAY_ALERT_WEBHOOK_URL !== undefined && env.GATEWAY_ALERT_WEBHOOK_SECRET === undefined) {
+    throw new Error('GATEWAY_ALERT_WEBHOOK_SECRET (16 characters or more) is required with GATEWAY_ALERT_WEBHOOK_URL');
   }
   return {
     signIn: readSignIn(env),
@@ -168,6 +195,23 @@ function toConfig(env: z.infer<typeof environmentSchema>) {
     dynamoEndpoint: env.GATEWAY_DYNAMODB_ENDPOINT,
     sqliteSynchronous: env.GATEWAY_SQLITE_SYNCHRONOUS,
     metricsNamespace: env.GATEWAY_METRICS_NAMESPACE,
+    alerts: {
+      /** Ascending shares of the allowance, each once. */
+      thresholds: [...new Set(env.GATEWAY_ALERT_THRESHOLDS)].sort((a, b) => a - b).map((percent) => percent / 100),
+      webhook:
+        env.GATEWAY_ALERT_WEBHOOK_URL === undefined
+          ? undefined
+          : { url: env.GATEWAY_ALERT_WEBHOOK_URL, secret: env.GATEWAY_ALERT_WEBHOOK_SECRET as string },
+      eventBridge:
+        env.GATEWAY_ALERT_EVENT_BUS === undefined
+          ? undefined
+          : { busName: env.GATEWAY_ALERT_EVENT_BUS, source: env.GATEWAY_ALERT_EVENT_SOURCE },
+      retry: {
+        retryWindowMs: env.GATEWAY_ALERT_RETRY_WINDOW_MS,
+        firstBackoffMs: env.GATEWAY_ALERT_RETRY_FIRST_MS,
+        maxBackoffMs: Math.max(env.GATEWAY_ALERT_RETRY_FIRST_MS, 60_000),
+      },
+    },
     originSecretIds: env.GATEWAY_ORIGIN_SECRET_IDS,
     /** Only the origin of the setting: `endpoint` is a host, never a path. */
     publicUrl: env.GATEWAY_PUBLIC_URL === undefined ? undefined : new URL(env.GATEWAY_PUBLIC_URL).origin,
@@ -222,5 +266,5 @@ export function parseGatewayConfig(environment: Record<string, string | undefine
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
     throw new Error(`invalid gateway configuration: ${problems}`);
   }
-  return toConfig(parsed.data);
+  return { ...toConfig(parsed.data), telemetry: parseTelemetrySettings(environment) };
 }

@@ -1,8 +1,10 @@
 import { type HoldingsSource, memberRecordHoldings } from '../accounting/holdings-source.ts';
 import { createRollupFolder, type RollupFolder } from '../accounting/rollup-folder.ts';
+import { type AlertNotifier, createAlertNotifier } from '../alerts/alert-notifier.ts';
 import type { Principal } from '../auth/principal.ts';
 import { TtlCache } from '../cache/ttl-cache.ts';
 import { logger } from '../observability/logger.ts';
+import type { TelemetryPort } from '../observability/request-trace.ts';
 import { createFileSecretStore } from '../secrets/file-secret-store.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
 import { createSecretsManagerStore } from '../secrets/secrets-manager-store.ts';
@@ -24,6 +26,10 @@ export interface GatewayServices {
   holdings: HoldingsSource;
   /** Takes each settled request into the rollups off the request path: in process on one machine, the stream on AWS. */
   rollupFolder: RollupFolder;
+  /** Allowance and connection alerts: recorded off the answer's path, delivered by whoever the host configured. */
+  alerts: AlertNotifier;
+  /** OpenTelemetry traces and metrics, when configured (shared/observability/request-trace.ts); else undefined. */
+  telemetry?: TelemetryPort | undefined;
   /** Work that outlives a response (settlement); hosts await it before an invocation or shutdown ends. */
   background: Set<Promise<unknown>>;
   now: () => Date;
@@ -42,7 +48,7 @@ export function createGatewayServices(
     (config.secretStore.kind === 'file'
       ? createFileSecretStore(config.secretStore.path)
       : createSecretsManagerStore({ region: config.region, cacheSeconds: Math.ceil(config.cacheTtlMs / 1000) }));
-  return {
+  const services: GatewayServices = {
     config,
     store,
     secrets,
@@ -51,6 +57,8 @@ export function createGatewayServices(
       connections: new TtlCache(Math.min(config.cacheTtlMs, 5_000)),
     },
     holdings: memberRecordHoldings,
+    // The clock is read through the services, so a clock a test sets later is the one alerts see.
+    alerts: overrides.alerts ?? alertNotifierFor(config, store, () => services.now()),
     rollupFolder:
       overrides.rollupFolder ??
       createRollupFolder({
@@ -62,6 +70,23 @@ export function createGatewayServices(
     now: () => new Date(),
     ...overrides,
   };
+  return services;
+}
+
+/**
+ * The alert notifier of a process. It only records alerts: the local host adds a deliverer for a webhook
+ * (infra/local/gateway-host.ts), and on AWS the reaper puts the outbox on EventBridge.
+ */
+function alertNotifierFor(config: GatewayConfig, store: GatewayStore, now: () => Date): AlertNotifier {
+  const { alerts } = config;
+  return createAlertNotifier({
+    store,
+    now,
+    settings: {
+      thresholds: alerts.thresholds,
+      deliverable: alerts.webhook !== undefined || alerts.eventBridge !== undefined,
+    },
+  });
 }
 
 /** Settles in the background while keeping a handle, so a host can wait for it before it stops. */

@@ -11,13 +11,15 @@ import { assertFitsContextWindow } from '../catalog/context-window.ts';
 import { assertMediaTaken } from '../catalog/input-modalities.ts';
 import { modelLimitsOn } from '../catalog/model-limits.ts';
 import { type RequestDeadline, startRequestDeadline } from '../clock/monotonic-deadline.ts';
-import type { GatewayServices } from '../config/gateway-services.ts';
-import { GatewayError } from '../http/gateway-error.ts';
+import { type GatewayServices, trackBackground } from '../config/gateway-services.ts';
+import { GatewayError, toGatewayError } from '../http/gateway-error.ts';
 import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
 import { type JsonResponse, lastResortFailure, renderFailure } from '../http/render-error.ts';
 import type { RouteMatch } from '../http/route-table.ts';
 import { type UpstreamNetwork, upstreamNetworkFor } from '../net/upstream-address.ts';
+import { createAnswerSummaryReader, summaryOfAnswer } from '../observability/answer-summary.ts';
 import { logger } from '../observability/logger.ts';
+import type { GenAiOperation, RequestTrace, RoutedRequest } from '../observability/request-trace.ts';
 import { newId } from '../store/ids.ts';
 import { translateRequest, type WireTranslation } from '../translation/wire-translation.ts';
 import type { ClientWireFormat, StreamFraming, WireRequest } from '../wires/client-wire-format.ts';
@@ -46,11 +48,15 @@ export async function handleInference<Request extends WireRequest, ClientEvent, 
 ): Promise<GatewayResponse> {
   const deadline = startRequestDeadline(services.config.maxRequestMs);
   const framing = clientWire.streamFraming?.({ innerPath: route.innerPath, query: request.query });
+  // Undefined unless OpenTelemetry is configured: then every `trace?.` below is skipped.
+  const trace = services.telemetry?.startRequest({ headers: request.headers, clientWire: clientWire.wire });
   let admitted: AdmissionHandle | undefined;
   try {
     const prepared = await prepareRequest(services, request, route, clientWire, framing);
-    admitted = await admitRequest(services, { ...prepared.admission, deadline });
-    const answer = await answerAdmitted(services, request, prepared, deadline, framing);
+    if (trace) trace.routed(routedRequest(clientWire.wire, prepared));
+    admitted = await admitRequest(services, { ...prepared.admission, deadline, trace });
+    trace?.admitted(prepared.admission.reserve);
+    const answer = await answerAdmitted(services, request, prepared, deadline, framing, trace);
     return {
       ...answer.response,
       headers: { ...answer.response.headers, 'x-request-id': prepared.requestId },
@@ -61,11 +67,19 @@ export async function handleInference<Request extends WireRequest, ClientEvent, 
       operation: admitted ? 'upstream call' : 'request',
       requestId: admitted?.requestId ?? request.requestId,
     });
-    if (admitted === undefined) return failure;
+    if (admitted === undefined) {
+      if (trace) trace.refused({ status: failure.statusCode, code: toGatewayError(error).code });
+      return failure;
+    }
     return {
       ...failure,
       headers: { ...failure.headers, 'x-request-id': admitted.requestId },
-      afterResponse: admitted.settle({ status: failure.statusCode, completed: false, usage: undefined }),
+      afterResponse: admitted.settle({
+        status: failure.statusCode,
+        completed: false,
+        usage: undefined,
+        ...(trace ? { errorCode: toGatewayError(error).code } : {}),
+      }),
     };
   } finally {
     if (admitted) admitted.close();
@@ -95,6 +109,8 @@ function failureAnswer(
 /** A request read, routed, authorized, validated and translated: ready to be admitted and sent. */
 interface PreparedRequest {
   requestId: string;
+  /** The most output the answer may have: the cap sent upstream (`gen_ai.request.max_tokens`). */
+  outputAllowance: number;
   /** What admission reserves and records. */
   admission: Omit<AdmissionRequest, 'deadline'>;
   stream: boolean;
@@ -168,6 +184,7 @@ async function prepareRequest<Request extends WireRequest, ClientEvent, Upstream
   );
   return {
     requestId,
+    outputAllowance: allowance,
     admission: {
       principal,
       requestId,
@@ -205,12 +222,18 @@ async function answerAdmitted(
   prepared: PreparedRequest,
   deadline: RequestDeadline,
   framing: StreamFraming | undefined,
+  trace: RequestTrace | undefined,
 ): Promise<AdmittedAnswer> {
   const { config } = services;
   const { upstreamWire, translation, stream, requestId } = prepared;
   // Every wait below also ends at the request's deadline, whose own timer aborts the call whatever it is doing.
   const timeLeft = () => Math.max(1, Math.min(config.upstreamTimeoutMs, deadline.remainingMs()));
-  const call = await dispatchUpstream(prepared.upstream, {
+  const traceHeaders = trace?.upstreamStarting({ url: prepared.upstream.url });
+  const upstreamRequest =
+    traceHeaders && Object.keys(traceHeaders).length > 0
+      ? { ...prepared.upstream, headers: { ...prepared.upstream.headers, ...traceHeaders } }
+      : prepared.upstream;
+  const call = await dispatchUpstream(upstreamRequest, {
     clientSignal: request.clientSignal,
     timeoutMs: timeLeft(),
     deadline: deadline.signal,
@@ -218,9 +241,24 @@ async function answerAdmitted(
   });
 
   const upstreamStatus = call.response.status;
+  trace?.upstreamAnswered(upstreamStatus);
+  if (upstreamStatus === 401 || upstreamStatus === 403) {
+    // The provider refused the connection's stored credential: revoked, expired or mistyped. Raised beside the
+    // answer, never before it.
+    const { connectionId, provider } = prepared.admission.describes;
+    trackBackground(services, services.alerts.credentialRefused({ connectionId, provider, status: upstreamStatus }));
+  }
   const contentType = call.response.headers.get('content-type') ?? 'application/json';
   if (stream && upstreamStatus < 400 && contentType.includes('text/event-stream') && call.response.body) {
+    const summary = trace && createAnswerSummaryReader(upstreamWire.wire);
+    let chunks = 0;
     const relay = relayEventStream({
+      observeEvent:
+        trace &&
+        ((data: string) => {
+          if (chunks++ === 0) trace.firstChunk();
+          summary?.push(data);
+        }),
       upstream: call.response.body,
       upstreamWire,
       toClient: translation.streamToClient(),
@@ -246,7 +284,7 @@ async function answerAdmitted(
       },
       outcome: relay.ended.then(({ completed, usage, fault }) => {
         if (fault !== undefined) logger.error('stream relay failed', { requestId, error: fault });
-        return { status: upstreamStatus, completed, usage };
+        return { status: upstreamStatus, completed, usage, ...(summary ? { summary: summary.result() } : {}) };
       }),
     };
   }
@@ -271,6 +309,30 @@ async function answerAdmitted(
       headers: { 'content-type': contentType },
       body: translation.answerBody(text, answer),
     },
-    outcome: { status: upstreamStatus, completed: true, usage: upstreamWire.usageOfAnswer(answer) },
+    outcome: {
+      status: upstreamStatus,
+      completed: true,
+      usage: upstreamWire.usageOfAnswer(answer),
+      ...(trace ? { summary: summaryOfAnswer(upstreamWire.wire, answer) } : {}),
+    },
+  };
+}
+
+/** The GenAI operation a client wire performs (OpenTelemetry's `gen_ai.operation.name`). */
+function operationOf(clientWire: string): GenAiOperation {
+  return clientWire === 'gemini' ? 'generate_content' : 'chat';
+}
+
+function routedRequest(clientWire: string, prepared: PreparedRequest): RoutedRequest {
+  const { principal, describes } = prepared.admission;
+  return {
+    operation: operationOf(clientWire),
+    provider: describes.provider,
+    requestModel: describes.model,
+    maxTokens: prepared.outputAllowance,
+    stream: prepared.stream,
+    requestId: prepared.requestId,
+    memberId: principal.memberId,
+    keyId: principal.keyId,
   };
 }

@@ -30,6 +30,11 @@ export interface RelayOptions<Event> {
    */
   deadline: AbortSignal;
   abortUpstream: (reason: unknown) => void;
+  /**
+   * Sees each upstream event's data as it came (telemetry's first chunk and answer summary); absent, nothing is
+   * called.
+   */
+  observeEvent?: ((data: string) => void) | undefined;
 }
 
 /**
@@ -65,6 +70,7 @@ export function relayEventStream<Event>(options: RelayOptions<Event>): {
       const event = raw.message ? options.upstreamWire.parseEvent(raw.message) : undefined;
       if (event !== undefined) {
         usageReader.push(event);
+        if (raw.message) options.observeEvent?.(raw.message.data);
         if (options.upstreamWire.isFailure(event)) upstreamReportedFailure = true;
       }
       client.push({ event, bytes: raw.bytes, data: raw.message?.data });

@@ -1,3 +1,5 @@
+import type { AlertDelivery, StoredAlert } from '../alerts/alert-delivery-state.ts';
+import type { AlertEvent } from '../alerts/alert-event.ts';
 import type { Deadline } from '../clock/monotonic-deadline.ts';
 import type { AdmissionRequest, AdmissionResult, ExpiredLease } from './admission.ts';
 import type {
@@ -42,6 +44,7 @@ export interface GatewayStore {
   readonly rollups: RollupStore;
   readonly legacyUsage: LegacyUsageStore;
   readonly earlierRecords: EarlierRecordsStore;
+  readonly alerts: AlertStore;
   readonly sessions: SessionStore;
   /** Releases what the engine holds (connections, file handles); the store is unusable afterwards. */
   close(): Promise<void>;
@@ -289,6 +292,36 @@ export interface EarlierRecordsStore {
    * it is complete or waiting.
    */
   migrate(options: EarlierRecordsMigrationOptions): Promise<EarlierRecordsMigration>;
+}
+
+/** Where a newest-first page of alerts ends: the page after it starts below this alert. */
+export interface AlertPosition {
+  at: string;
+  id: string;
+}
+
+export interface AlertPage {
+  alerts: StoredAlert[];
+  /** The last alert of the page when more follow it; null on the last page. */
+  next: AlertPosition | null;
+}
+
+/**
+ * The alerts outbox (shared/alerts/): each alert id is recorded once, however many requests or instances raise it at
+ * the same moment, and a deliverer moves each recorded alert from pending to delivered or failed.
+ */
+export interface AlertStore {
+  /**
+   * Records the alert unless its id is recorded already (one conditional write); true when this call recorded it,
+   * and only then is it delivered.
+   */
+  record(event: AlertEvent, delivery: AlertDelivery): Promise<boolean>;
+  /** Alerts whose delivery is pending and due by `now` (ISO), oldest first, at most `limit`. */
+  due(now: string, limit: number): Promise<StoredAlert[]>;
+  /** Records how a delivery attempt went. Raises nothing for an unknown id (the alert list is not a ledger). */
+  setDelivery(id: string, delivery: AlertDelivery): Promise<void>;
+  /** Newest first, starting below `after`; `type` keeps one type. */
+  list(query: { limit: number; after?: AlertPosition | undefined; type?: string | undefined }): Promise<AlertPage>;
 }
 
 /**

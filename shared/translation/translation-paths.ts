@@ -8,6 +8,7 @@ const translationHops = {
   'responses-to-chat': { from: 'openai-responses', to: 'openai-chat' },
   'chat-to-messages': { from: 'openai-chat', to: 'anthropic-messages' },
   'messages-to-chat': { from: 'anthropic-messages', to: 'openai-chat' },
+  'chat-to-converse': { from: 'openai-chat', to: 'bedrock-converse' },
 } as const satisfies Record<string, { from: ClientWire; to: UpstreamWire }>;
 
 export type TranslationHopName = keyof typeof translationHops;

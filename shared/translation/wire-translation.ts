@@ -4,7 +4,8 @@ import { composeTransformers, type EventTransformer, runTransformer } from '../s
 import type { ClientChunk, RelayedEvent } from '../streams/relayed-event.ts';
 import type { ClientWireFormat, StreamFraming, WireRequest } from '../wires/client-wire-format.ts';
 import type { UpstreamWireFormat } from '../wires/upstream-wire-format.ts';
-import type { ClientWire } from '../wires/wire-names.ts';
+import type { ClientWire, UpstreamWire } from '../wires/wire-names.ts';
+import { chatToConverseHop } from './chat-to-converse/chat-to-converse-hop.ts';
 import { chatToMessagesHop } from './chat-to-messages/chat-to-messages-hop.ts';
 import { framedPassThroughStream, passThroughStream, translatedStream } from './client-stream.ts';
 import { messagesToChatHop } from './messages-to-chat/messages-to-chat-hop.ts';
@@ -30,6 +31,8 @@ function hopImplementation(name: TranslationHopName): AnyHop {
       return chatToMessagesHop;
     case 'messages-to-chat':
       return messagesToChatHop;
+    case 'chat-to-converse':
+      return chatToConverseHop;
     default: {
       const unknownHop: never = name;
       throw new Error(`unknown translation hop ${String(unknownHop)}`);
@@ -42,7 +45,7 @@ function hopImplementation(name: TranslationHopName): AnyHop {
  * effort on chat, thinking mode on messages (thinking-mode.ts). Other forms reach those rules through a hop.
  */
 function withModelRules(
-  wire: ClientWire,
+  wire: ClientWire | UpstreamWire,
   request: WireRequest,
   catalog: CatalogModel | undefined,
   outputAllowance: number,
@@ -99,7 +102,7 @@ export function translateRequest<Request extends WireRequest, ClientEvent, Upstr
 ): WireTranslation {
   const { clientWire, upstreamWire, catalog, framing } = route;
   if (catalog?.thinkingRequired) assertThinkingNotSwitchedOff(clientRequest);
-  const inItsForm = (wire: ClientWire, request: WireRequest) =>
+  const inItsForm = (wire: ClientWire | UpstreamWire, request: WireRequest) =>
     withModelRules(wire, request, catalog, context.outputAllowance);
   const path = translationPath(clientWire.wire, upstreamWire.wire);
   if (path === undefined) throw new Error(`no translation from ${clientWire.wire} to ${upstreamWire.wire}`);

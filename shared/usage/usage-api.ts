@@ -34,7 +34,7 @@ function json(body: unknown): GatewayResponse {
 /**
  * The usage data API, read-only, authenticated with any gateway key. Paths below `/usage-api/v1`:
  * `GET /summary`, `GET /requests`, `GET /export.csv` (query `period`, `scope`, `keyId`, `providers`) and
- * `GET /keys`. Shapes are in the README.
+ * `GET /keys`. Shapes are in docs/admin-and-usage.md.
  */
 export async function handleUsage(services: GatewayServices, request: GatewayRequest): Promise<GatewayResponse> {
   try {

@@ -84,6 +84,9 @@ export function mediaCarriedBy(wire: UpstreamWire): readonly MediaModality[] {
       return ['image', 'file'];
     case 'gemini':
       return mediaModalities;
+    // Image blocks only: Converse's document and video blocks take no form a chat part carries across.
+    case 'bedrock-converse':
+      return ['image'];
     default: {
       const unknownWire: never = wire;
       throw new Error(`unknown wire ${String(unknownWire)}`);

@@ -1,4 +1,5 @@
 import { anthropicMessagesUpstreamWire } from './anthropic-messages/anthropic-messages-upstream-wire.ts';
+import { bedrockConverseUpstreamWire } from './bedrock-converse/bedrock-converse-upstream-wire.ts';
 import { geminiUpstreamWire } from './gemini/gemini-upstream-wire.ts';
 import { openaiChatUpstreamWire } from './openai-chat/openai-chat-upstream-wire.ts';
 import { openaiResponsesUpstreamWire } from './openai-responses/openai-responses-upstream-wire.ts';
@@ -16,6 +17,8 @@ export function upstreamWireFor(wire: UpstreamWire): UpstreamWireFormat<unknown,
       return anthropicMessagesUpstreamWire;
     case 'gemini':
       return geminiUpstreamWire;
+    case 'bedrock-converse':
+      return bedrockConverseUpstreamWire;
     default: {
       const unknownWire: never = wire;
       throw new Error(`unknown upstream wire ${String(unknownWire)}`);

@@ -2,8 +2,26 @@
  * The wire formats the gateway speaks. A client wire is what a caller sends; an upstream wire is what a
  * connection speaks. They share names so that "same wire in and out" is a plain equality.
  */
-export const upstreamWires = ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini'] as const;
+export const upstreamWires = [
+  'openai-chat',
+  'openai-responses',
+  'anthropic-messages',
+  'gemini',
+  'bedrock-converse',
+] as const;
 export type UpstreamWire = (typeof upstreamWires)[number];
+
+/**
+ * The wires a connection can be created with. Bedrock's Converse is a format only the Bedrock transport (SigV4
+ * signing, the binary event stream) can carry, so it is not one on its own until that transport offers it.
+ */
+export const connectionWires = [
+  'openai-chat',
+  'openai-responses',
+  'anthropic-messages',
+  'gemini',
+] as const satisfies readonly UpstreamWire[];
+export type ConnectionWire = (typeof connectionWires)[number];
 
 export const clientWires = [
   'openai-chat',
@@ -28,6 +46,9 @@ export function clientWiresServedBy(wire: UpstreamWire): ClientWire[] {
       return ['anthropic-messages', 'anthropic-count-tokens'];
     case 'gemini':
       return ['gemini'];
+    // No client speaks Converse: every client reaches it through the chat hub.
+    case 'bedrock-converse':
+      return [];
     default: {
       const unknownWire: never = wire;
       throw new Error(`unknown wire ${String(unknownWire)}`);

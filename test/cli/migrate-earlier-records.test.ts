@@ -67,7 +67,7 @@ describe('usage migrate-earlier-records', () => {
     ]);
     expect(result.stdout).toBe(
       'complete since 2026-01-02T03:30:00.000Z: scanned 1200 earlier records; 1200 earlier requests of 2 days in the ' +
-        'current records and rollups. The earlier records table is no longer read (README, "Upgrading a stage ' +
+        'current records and rollups. The earlier records table is no longer read (docs/store.md, "Upgrading a stage ' +
         'deployed with the earlier layout").\n',
     );
   });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ClientWire, UpstreamWire } from '../../shared/wires/wire-names.ts';
+import type { ClientWire, ConnectionWire } from '../../shared/wires/wire-names.ts';
 import { acmeOnEveryWire, alphaRoutes, useGatewayFixture } from '../support/gateway-fixture.ts';
 import { postJson, type TestGateway } from '../support/test-gateway.ts';
 
@@ -50,7 +50,7 @@ function codeOf(wire: InferenceWire, body: unknown): unknown {
 }
 
 /** What each connection wire answers for a model it declares: the same wire, and what the translation paths reach. */
-const declaredModels: Record<UpstreamWire, { model: string; answers: InferenceWire[] }> = {
+const declaredModels: Record<ConnectionWire, { model: string; answers: InferenceWire[] }> = {
   'openai-chat': { model: 'acme/acme-1', answers: ['openai-chat', 'openai-responses', 'anthropic-messages'] },
   'openai-responses': { model: 'acme/acme-r', answers: ['openai-responses'] },
   'anthropic-messages': { model: 'acme/acme-m', answers: ['openai-chat', 'openai-responses', 'anthropic-messages'] },

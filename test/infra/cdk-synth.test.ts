@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -11,11 +11,13 @@ import { localEarlierUsageTable, localTableNames } from '../../infra/local/open-
 import { pascalCase } from '../../infra/pascal-case.ts';
 import { stackNameFor } from '../../infra/stack-outputs.ts';
 import { backgroundFunctionIds } from '../../infra/stream-functions.ts';
+import { telemetryBundleFile } from '../../infra/telemetry-bundle.ts';
 import { bootstrapAdministrator } from '../../shared/admin/bootstrap-admin.ts';
 import { viewerHostHeader } from '../../shared/http/gateway-endpoint.ts';
 import { originSecretHeader } from '../../shared/http/origin-check.ts';
 import { type FunctionId, functionIds } from '../../shared/http/route-table.ts';
 import { tokenCountSourceHeader } from '../../shared/http/token-count-source.ts';
+import type { TelemetryModule } from '../../shared/observability/load-telemetry.ts';
 import { gatewayMetricNames } from '../../shared/observability/metric-names.ts';
 import type { DynamoStore } from '../../shared/store/dynamodb/dynamo-store.ts';
 import { ensureTable } from '../../shared/store/dynamodb/ensure-tables.ts';
@@ -23,6 +25,7 @@ import { earlierUsageTable, tableEnvironment, tableEnvironmentVariable } from '.
 import type { UsageRecord } from '../../shared/store/usage-records.ts';
 import { estimateRequestTokenCount } from '../../shared/tokens/estimate-token-count.ts';
 import { createStreamGate, type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { startOtlpReceiver } from '../support/otlp-receiver.ts';
 import { startTestStore } from '../support/test-store.ts';
 import { allRecords } from '../support/usage-records.ts';
 import {
@@ -177,6 +180,38 @@ describe('npx cdk synth', () => {
       expect(bundle).toContain('event-stream codec is not bundled');
     },
   );
+});
+
+describe('the OpenTelemetry module beside each entry that answers HTTP', () => {
+  it.each(functionIds)('%s loads it only from its own file, which builds working telemetry', async (functionId) => {
+    const entry = readFileSync(join(bundleOf(functionId), 'index.mjs'), 'utf8');
+    const telemetryFile = join(bundleOf(functionId), telemetryBundleFile);
+    // The metric name is the SDK module's own: the entry's bundle does not carry the SDK.
+    expect(entry).not.toContain('gen_ai.client.token.usage');
+    expect(entry).toContain(telemetryBundleFile);
+    expect(readFileSync(telemetryFile, 'utf8')).toContain('gen_ai.client.token.usage');
+    const telemetryModule = (await import(pathToFileURL(telemetryFile).href)) as TelemetryModule;
+    const receiver = await startOtlpReceiver();
+    const telemetry = telemetryModule.createOtelTelemetry(
+      {
+        traces: { url: `${receiver.url}/v1/traces`, protocol: 'http/protobuf', headers: {} },
+        metrics: undefined,
+        serviceName: 'model-gateway',
+        resourceAttributes: {},
+        sampler: { name: 'always_on', ratio: 1 },
+        metricExportIntervalMs: 60_000,
+        propagateUpstream: false,
+      },
+      'test',
+    );
+    telemetry
+      .startRequest({ headers: {}, clientWire: 'openai-chat' })
+      .refused({ status: 400, code: 'invalid_request' });
+    await telemetry.shutdown();
+    await receiver.close();
+    expect(receiver.exports.map((exported) => exported.contentType)).toEqual(['application/x-protobuf']);
+    expect(receiver.everyByte().toString('latin1')).toContain('invalid_request');
+  });
 });
 
 describe('the built bundles under a stubbed awslambda global', () => {

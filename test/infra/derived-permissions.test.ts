@@ -16,6 +16,7 @@ import { localEarlierUsageTable, localTableNames } from '../../infra/local/open-
 import { backgroundFunctionIds, backgroundFunctionProfiles } from '../../infra/stream-functions.ts';
 import { reapAllExpiredLeases } from '../../shared/accounting/reap-all.ts';
 import { foldedByTheStream } from '../../shared/accounting/rollup-folder.ts';
+import { deliverDueAlerts } from '../../shared/alerts/deliver-alerts.ts';
 import { type FunctionId, functionIds } from '../../shared/http/route-table.ts';
 import { foldStreamBatch, recordChangesOf } from '../../shared/store/dynamodb/dynamo-rollup-stream.ts';
 import type { DynamoStore } from '../../shared/store/dynamodb/dynamo-store.ts';
@@ -102,7 +103,10 @@ describe('every call the functions make is declared for its table', () => {
   beforeAll(async () => {
     upstream = await startFakeUpstream();
     // On the engine the functions run on in the stack: DynamoDB (here the embedded dynalite).
-    gateway = await startTestGateway({ environment: { GATEWAY_STORE: 'dynamodb' } });
+    // Alerts are recorded as pending for a deliverer, as the stack's settings make them.
+    gateway = await startTestGateway({
+      environment: { GATEWAY_STORE: 'dynamodb', GATEWAY_ALERT_EVENT_BUS: 'default' },
+    });
     const { services } = gateway.host;
     const store = services.store as DynamoStore;
     if (store.engine !== 'dynamodb') throw new Error('the gateway did not open the dynamodb engine');
@@ -199,7 +203,29 @@ describe('every call the functions make is declared for its table', () => {
         headers: { authorization: `Bearer ${gateway.adminKey}` },
       }).then((response) => response.text());
     }
+    // A request that takes its member past 80 % of the day's allowance raises an alert: one conditional put.
+    const nearlySpent = await admin.createMember({ dailyTokens: 60 });
+    memberKey = (await admin.createKey(nearlySpent)).key;
+    upstream.nextResponse({ type: 'answer', usage: { inputTokens: 59, cachedInputTokens: 0, outputTokens: 1 } });
+    await call('/v1/chat/completions', { model: 'openai/p-chat', messages, max_tokens: 1 });
     await Promise.allSettled([...services.background]);
+
+    // The alerts outbox as its scheduled function runs it: keys about to expire announced, what is due delivered
+    // (to a sink standing in for EventBridge, which this machine cannot reach) and each delivery recorded.
+    await admin.createKey(nearlySpent, { expiresAt: new Date(services.now().getTime() + 86_400_000).toISOString() });
+    await currentFunction.run('deliver-alerts', async () => {
+      expect(await services.alerts.scanExpiringKeys()).toBe(1);
+      const pass = await deliverDueAlerts(
+        services.store.alerts,
+        { name: 'stand-in', send: async () => {} },
+        {
+          now: services.now,
+          policy: services.config.alerts.retry,
+          signal: new AbortController().signal,
+        },
+      );
+      expect(pass.delivered).toBeGreaterThan(0);
+    });
 
     // Requests whose upstream never answers hold their leases (one at a time for this member). A day later, by the
     // gateway's calendar, an admission finds such a lease in its way and reaps it first; two days later the

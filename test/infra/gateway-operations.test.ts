@@ -45,8 +45,9 @@ describe('the scheduled functions (the reaper, the migration of the earlier layo
         JSON.stringify(rule.Properties['Targets']).includes(`"${logicalId}"`),
       );
       expect(rules).toHaveLength(1);
+      const minutes = scheduledFunctionProfiles[functionId].every.toMinutes();
       expect(rules[0]?.Properties).toMatchObject({
-        ScheduleExpression: `rate(${scheduledFunctionProfiles[functionId].every.toMinutes()} minutes)`,
+        ScheduleExpression: `rate(${minutes} ${minutes === 1 ? 'minute' : 'minutes'})`,
         State: 'ENABLED',
         Targets: [{ Arn: { 'Fn::GetAtt': [logicalId, 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 0 } }],
       });

@@ -89,6 +89,7 @@ describe('least privilege', () => {
       const tableActions = new Map<StackTableName, string[]>();
       const credentialActions: string[] = [];
       const originCheckActions: string[] = [];
+      const eventActions: string[] = [];
       const streamActions: string[] = [];
       const deadLetterActions: string[] = [];
       const originSecretIds = synthesized.stack.originSecrets.secretIds().map((arn) => synthesized.stack.resolve(arn));
@@ -130,6 +131,10 @@ describe('least privilege', () => {
           expect(JSON.stringify(statement.Resource)).toMatch(
             new RegExp(`:secret:model-gateway/${stage}/\\*"\\]\\]\\}$`),
           );
+        } else if (service.has('events')) {
+          // The alerts outbox, onto the account's default bus only.
+          expect(JSON.stringify(statement.Resource)).toMatch(/:event-bus\/default"\]\]\}$/);
+          eventActions.push(...actions);
         } else if (service.has('logs')) {
           const logGroup = gatewayFunction(functionId).function.logGroup;
           expect(statement.Resource).toEqual({ 'Fn::GetAtt': [synthesized.logicalIdOf(logGroup), 'Arn'] });
@@ -153,6 +158,7 @@ describe('least privilege', () => {
         declared.stream ? ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'] : [],
       );
       expect(originCheckActions).toEqual(declared.originCheck ? ['secretsmanager:GetSecretValue'] : []);
+      expect(eventActions).toEqual(declared.alertEvents ? ['events:PutEvents'] : []);
       // Every function answering HTTP checks the origin secret; the reaper answers none.
       expect(declared.originCheck).toBe(gatewayFunction(functionId).functionUrl !== undefined);
     },

@@ -102,6 +102,24 @@ describe('the SQLite group commit', () => {
     expect(committedValue('undone')).toBeUndefined();
   });
 
+  it('undoes the first write of a batch when it throws (it runs without a savepoint), and commits the writes after it', async () => {
+    const store = verbs();
+    const results = await Promise.allSettled([
+      store.addThenFail('undone'),
+      store.add('after', 1),
+      store.add('after', 2),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(['rejected', 'fulfilled', 'fulfilled']);
+    expect(committedValue('undone')).toBeUndefined();
+    expect(committedValue('after')).toBe(3);
+    expect(database.inTransaction).toBe(false);
+    // Alone in its turn as well: nothing of it is left, and the next turn's write commits.
+    await expect(store.addThenFail('alone')).rejects.toThrow('refused half-way');
+    await store.add('next', 1);
+    expect(committedValue('alone')).toBeUndefined();
+    expect(committedValue('next')).toBe(1);
+  });
+
   it('fails every verb of a batch whose commit fails, keeps nothing of it, and commits the next batch', async () => {
     const store = verbs();
     // The unknown owner is only found at the commit (a deferred foreign key), after both writes succeeded.

@@ -1,5 +1,6 @@
 import type { GatewayStore } from '../store-port.ts';
 import { dynamoAdmission } from './dynamo-admission.ts';
+import { recordAlert } from './dynamo-alerts.ts';
 import { listConnections } from './dynamo-connections.ts';
 import { findKeyBySecretHash, getKey } from './dynamo-keys.ts';
 import { getMember } from './dynamo-members.ts';
@@ -65,6 +66,13 @@ export function createRequestPathDynamoStore(options: DynamoStoreOptions): Dynam
     earlierRecords: {
       progress: notOnTheRequestPath('earlierRecords.progress'),
       migrate: notOnTheRequestPath('earlierRecords.migrate'),
+    },
+    // The request path raises alerts; the reaper's pass delivers them (shared/alerts/deliver-alerts.ts).
+    alerts: {
+      record: (event, delivery) => recordAlert(tables, event, delivery),
+      due: notOnTheRequestPath('alerts.due'),
+      setDelivery: notOnTheRequestPath('alerts.setDelivery'),
+      list: notOnTheRequestPath('alerts.list'),
     },
     sessions: {
       create: notOnTheRequestPath('sessions.create'),

@@ -3,6 +3,7 @@ import { sessionStoreOver } from '../sign-in-items.ts';
 import type { GatewayStore } from '../store-port.ts';
 import type { TableLogicalName } from '../table-definitions.ts';
 import { dynamoAdmission } from './dynamo-admission.ts';
+import { dynamoAlerts } from './dynamo-alerts.ts';
 import { dynamoConnections } from './dynamo-connections.ts';
 import { dynamoKeys } from './dynamo-keys.ts';
 import { dynamoLegacyUsage } from './dynamo-legacy-usage.ts';
@@ -53,6 +54,7 @@ export function createDynamoStore(options: DynamoStoreOptions): DynamoStore {
     },
     legacyUsage: dynamoLegacyUsage(tables),
     earlierRecords: dynamoEarlierRecords(tables),
+    alerts: dynamoAlerts(tables),
     sessions: sessionStoreOver(dynamoSignInItems(tables)),
     async close() {
       client.destroy();

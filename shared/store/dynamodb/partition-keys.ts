@@ -2,7 +2,7 @@ import type { RecordLocator } from '../usage-records.ts';
 
 /**
  * How the DynamoDB engine spreads records and rollups over partition keys, so that no key takes all of a day's
- * writes (README, "Partitions"). DynamoDB caps one partition at 1,000 write and 3,000 read units a second:
+ * writes (docs/store.md, "Partitions"). DynamoDB caps one partition at 1,000 write and 3,000 read units a second:
  *
  * - records: a UTC day is split into `recordShards` partitions (`YYYY-MM-DD#NN`); a member's records go to
  *   `memberRecordShards` consecutive ones of them (chosen by the member id), each request to one of those by its

@@ -5,7 +5,7 @@ import { migrate } from './sqlite-schema.ts';
 export interface SqliteOptions {
   /** The database file; `:memory:` for a database that lives as long as the process. */
   path: string;
-  /** `normal` survives any crash of the process; `full` also a power loss (see the README). */
+  /** `normal` survives any crash of the process; `full` also a power loss (see docs/store.md). */
   synchronous: 'normal' | 'full';
   /**
    * How long a write waits for another connection's write lock (the `sqlite3` shell writing, say) before it

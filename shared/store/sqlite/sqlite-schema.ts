@@ -187,7 +187,21 @@ const migrations: readonly string[] = [
   ALTER TABLE leases_by_request RENAME TO leases;
   CREATE INDEX leases_by_member_key ON leases (member_id, key_id);
   `,
-  // 5: sign-in's items (shared/store/sign-in-items.ts): sessions, sign-ins under way, CLI grants, person links.
+  // 5: the alerts outbox (shared/alerts/): one row per alert id, listed newest first, and found by when its pending
+  // delivery is next due (the partial index holds only pending alerts).
+  `
+  CREATE TABLE alerts (
+    id TEXT PRIMARY KEY,
+    at TEXT NOT NULL,
+    type TEXT NOT NULL,
+    event TEXT NOT NULL,
+    delivery TEXT NOT NULL,
+    due_at TEXT
+  ) WITHOUT ROWID;
+  CREATE INDEX alerts_by_time ON alerts (at, id);
+  CREATE INDEX alerts_due ON alerts (due_at) WHERE due_at IS NOT NULL;
+  `,
+  // 6: sign-in's items (shared/store/sign-in-items.ts): sessions, sign-ins under way, CLI grants, person links.
   `
   CREATE TABLE sign_in_items (
     kind TEXT NOT NULL,

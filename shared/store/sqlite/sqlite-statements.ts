@@ -41,8 +41,17 @@ export class Statements {
    * open. Durable once `committed()` resolves.
    */
   write<T>(work: () => T): T {
-    if (!this.#batch) this.#open();
-    return this.#savepoint(work) as T;
+    if (this.#batch) return this.#savepoint(work) as T;
+    // The first write of a batch needs no savepoint: if it throws, the batch holds nothing else, and rolling the
+    // whole transaction back undoes exactly it. One at a time, every write is the first of its batch, and the
+    // savepoint and its release were two more statements for each.
+    this.#open();
+    try {
+      return work();
+    } catch (error) {
+      this.#abandon();
+      throw error;
+    }
   }
 
   /** Resolves once everything written so far is committed; rejects if that commit failed. */
@@ -68,6 +77,14 @@ export class Statements {
     committed.catch(() => {});
     this.#batch = { committed, resolve, reject };
     setImmediate(() => this.#commit());
+  }
+
+  /** Undoes the open batch, which holds only the write that failed: nothing is left for its commit to write. */
+  #abandon(): void {
+    const batch = this.#batch;
+    this.#batch = undefined;
+    if (this.database.open && this.database.inTransaction) this.get('ROLLBACK').run();
+    batch?.resolve();
   }
 
   #commit(): void {
