@@ -17,6 +17,8 @@ const clockSensitiveFiles = [
   'test/e2e/usage-validation.test.ts',
   'test/e2e/translated-route-failures.test.ts',
   'test/accounting/settlement-on-every-path.test.ts',
+  'test/e2e/admin-updates.test.ts',
+  'test/e2e/admin-lists.test.ts',
   'test/accounting/admission-handle.test.ts',
 ];
 /**
@@ -39,6 +41,8 @@ const engineSensitiveFiles = [
   'test/accounting/settlement-on-every-path.test.ts',
   'test/e2e/allowance-alerts.test.ts',
   'test/observability/opentelemetry.test.ts',
+  'test/e2e/admin-updates.test.ts',
+  'test/e2e/admin-lists.test.ts',
 ];
 // Past instants on purpose: a deadline taken from the calendar clock would already have passed at each of them.
 const pinnedInstants = ['2024-02-29T12:30:00.000Z', '2025-12-31T23:59:50.000Z'];

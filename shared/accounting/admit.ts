@@ -93,6 +93,7 @@ export async function admit(services: GatewayServices, input: AdmitInput): Promi
       now: now.getTime(),
       leaseExpiresAt: now.getTime() + services.config.leaseTtlMs,
       limits,
+      policyVersions: { member: principal.member.version, key: principal.keyVersion },
       running: record,
     });
     if (result.admitted) {

@@ -3,20 +3,21 @@ import { issueKey, rotateKey } from '../auth/key-issuance.ts';
 import { type GatewayServices, secretNameForConnection } from '../config/gateway-services.ts';
 import { badRequest, forbidden, notFound } from '../http/gateway-error.ts';
 import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
-import { describeIssues } from '../http/parse-request.ts';
-import { checkRequestEnvelope, readJsonObject } from '../http/read-request.ts';
+import { checkRequestEnvelope } from '../http/read-request.ts';
 import { renderFailure } from '../http/render-error.ts';
 import { checkBaseUrl } from '../net/base-url.ts';
 import { upstreamNetworkFor } from '../net/upstream-address.ts';
 import { logger } from '../observability/logger.ts';
 import { authenticateCaller } from '../sign-in/session-authentication.ts';
+import { type AuditChange, type AuditTargetType, auditSnapshot, changedFields } from '../store/audit-entries.ts';
 import { type ConnectionItem, holderMemberId, toConnectionView } from '../store/control-items.ts';
 import { newId } from '../store/ids.ts';
+import { VersionConflictError } from '../store/store-errors.ts';
 import { migrateEarlierRecords, migrationBudgetMs } from '../usage/migrate-earlier-records.ts';
 import { rebuildRollups } from '../usage/rebuild-rollups.ts';
-import type * as z from '../validation/zod.ts';
 import { canonicalBaseUrl } from '../wires/upstream-wire-format.ts';
 import { upstreamWireFor } from '../wires/upstream-wires.ts';
+import { type AdminRoute, parseBody } from './admin-route.ts';
 import {
   createConnectionBody,
   createKeyBody,
@@ -28,53 +29,47 @@ import {
   testConnectionBody,
   walletSchema,
 } from './admin-schemas.ts';
+import { auditActorOf, recordAudit } from './audit-log.ts';
+import { auditRoutes } from './audit-routes.ts';
 import { storedModelDeclarations } from './connection-models.ts';
 import { readLegacyUsageRecord } from './legacy-usage-record.ts';
+import { listRoutes } from './list-routes.ts';
 import { testConnection } from './test-connection.ts';
-
-type AdminAction = (services: GatewayServices, request: GatewayRequest, id: string) => Promise<[number, unknown]>;
-
-interface AdminRoute {
-  method: 'GET' | 'POST';
-  /** Path below `/admin/v1`, with `:id` standing for one path segment. */
-  pattern: string;
-  action: AdminAction;
-}
-
-function parseBody<Schema extends z.ZodMiniType>(schema: Schema, request: GatewayRequest): z.infer<Schema> {
-  const parsed = schema.safeParse(readJsonObject(request));
-  if (!parsed.success) throw badRequest('invalid_request', describeIssues(parsed.error));
-  return parsed.data;
-}
+import { updateRoutes } from './update-routes.ts';
 
 const adminRoutes: AdminRoute[] = [
   {
     method: 'POST',
     pattern: '/members',
-    async action(services, request) {
+    audience: 'admin',
+    async action({ services, request }) {
       const body = parseBody(createMemberBody, request);
-      return [201, { member: await services.store.members.create(body, services.now()) }];
+      const member = await services.store.members.create(body, services.now());
+      return { status: 201, body: { member }, audit: created('member.create', 'member', member.id, member) };
     },
-  },
-  {
-    method: 'GET',
-    pattern: '/members',
-    action: async (services) => [200, { members: await services.store.members.list() }],
   },
   ...(['disable', 'enable', 'suspend'] as const).map(
     (verb): AdminRoute => ({
       method: 'POST',
       pattern: `/members/:id/${verb}`,
-      async action(services, _request, id) {
+      audience: 'admin',
+      async action({ services, id }) {
         const status = verb === 'enable' ? 'active' : verb === 'disable' ? 'disabled' : 'suspended';
-        return [200, { member: await services.store.members.setStatus(id, status) }];
+        const before = await services.store.members.get(id, { consistent: true });
+        const member = await services.store.members.setStatus(id, status);
+        return {
+          status: 200,
+          body: { member },
+          audit: { action: `member.${verb}`, target: { type: 'member', id }, ...changedFields(before ?? {}, member) },
+        };
       },
     }),
   ),
   {
     method: 'POST',
     pattern: '/keys',
-    async action(services, request) {
+    audience: 'admin',
+    async action({ services, request }) {
       const body = parseBody(createKeyBody, request);
       const member = await services.store.members.get(body.memberId, { consistent: true });
       if (!member) throw notFound('member_not_found', `No member has the id ${body.memberId}.`);
@@ -84,41 +79,62 @@ const adminRoutes: AdminRoute[] = [
         { ...body, expiresAt: body.expiresAt ?? null, tag: services.config.keyTag },
         services.now(),
       );
-      return [201, issued];
-    },
-  },
-  {
-    method: 'GET',
-    pattern: '/keys',
-    async action(services, request) {
-      return [200, { keys: await services.store.keys.list(request.query.get('memberId') ?? undefined) }];
+      return { status: 201, body: issued, audit: created('key.create', 'key', issued.id, issued) };
     },
   },
   {
     method: 'POST',
     pattern: '/keys/:id/revoke',
-    action: async (services, _request, id) => [200, { key: await services.store.keys.revoke(id) }],
+    audience: 'admin',
+    async action({ services, id }) {
+      const before = await services.store.keys.get(id, { consistent: true });
+      const key = await services.store.keys.revoke(id);
+      return {
+        status: 200,
+        body: { key },
+        audit: { action: 'key.revoke', target: { type: 'key', id }, ...changedFields(before ?? {}, key) },
+      };
+    },
   },
   {
     method: 'POST',
     pattern: '/keys/:id/rotate',
-    action: async (services, _request, id) => [
-      200,
-      await rotateKey(services.store, id, services.config, services.now()),
-    ],
+    audience: 'admin',
+    async action({ services, id }) {
+      const before = await services.store.keys.get(id, { consistent: true });
+      const rotated = await rotateKey(services.store, id, services.config, services.now());
+      const { key: _secret, ...after } = rotated;
+      return {
+        status: 200,
+        body: rotated,
+        audit: { action: 'key.rotate', target: { type: 'key', id }, ...changedFields(before ?? {}, after) },
+      };
+    },
   },
   {
     method: 'POST',
     pattern: '/holders',
-    async action(services, request) {
+    audience: 'admin',
+    async action({ services, request }) {
       const body = parseBody(setHoldingsBody, request);
-      return [200, { member: await services.store.members.setHoldings(body.wallet, body.usd, services.now()) }];
+      const before = await services.store.members.get(holderMemberId(body.wallet), { consistent: true });
+      const member = await services.store.members.setHoldings(body.wallet, body.usd, services.now());
+      return {
+        status: 200,
+        body: { member },
+        audit: {
+          action: 'holder.set-holdings',
+          target: { type: 'holder', id: member.id },
+          ...(before ? changedFields(before, member) : { before: null, after: auditSnapshot(member) }),
+        },
+      };
     },
   },
   {
     method: 'POST',
     pattern: '/holders/:id/keys',
-    async action(services, _request, wallet) {
+    audience: 'admin',
+    async action({ services, id: wallet }) {
       if (!walletSchema.safeParse(wallet).success) throw badRequest('invalid_request', 'That is not a wallet name.');
       const member = await services.store.members.get(holderMemberId(wallet), { consistent: true });
       if (member?.role !== 'holder') {
@@ -129,13 +145,14 @@ const adminRoutes: AdminRoute[] = [
         { memberId: member.id, name: 'holder', expiresAt: null, policy: {}, tag: services.config.holderTag },
         services.now(),
       );
-      return [201, issued];
+      return { status: 201, body: issued, audit: created('holder.issue-key', 'key', issued.id, issued) };
     },
   },
   {
     method: 'POST',
     pattern: '/connections',
-    async action(services, request) {
+    audience: 'admin',
+    async action({ services, request }) {
       const { apiKey, models, ...body } = parseBody(createConnectionBody, request);
       if (!services.config.upstreamPrefixes.includes(body.upstream)) {
         throw badRequest('invalid_upstream', `"${body.upstream}" is not an upstream prefix of this gateway.`);
@@ -151,6 +168,7 @@ const adminRoutes: AdminRoute[] = [
         id,
         enabled: true,
         createdAt: services.now().toISOString(),
+        version: 1,
         secretName: secretNameForConnection(services.config, id),
       };
       // Everything is checked above, before the credential is stored. It is stored first (a connection must never
@@ -167,43 +185,68 @@ const adminRoutes: AdminRoute[] = [
         });
         throw error;
       }
-      return [201, { connection: toConnectionView(connection) }];
+      const view = toConnectionView(connection);
+      return {
+        status: 201,
+        body: { connection: view },
+        audit: created('connection.create', 'connection', id, view),
+      };
     },
-  },
-  {
-    method: 'GET',
-    pattern: '/connections',
-    action: async (services) => [200, { connections: (await services.store.connections.list()).map(toConnectionView) }],
   },
   {
     method: 'POST',
     pattern: '/connections/:id/test',
-    async action(services, request, id) {
+    audience: 'admin',
+    async action({ services, request, id }) {
       // The body is optional: a bare POST tests the model list only.
       const options = request.body.length === 0 ? {} : parseBody(testConnectionBody, request);
-      return [200, await testConnection(services, id, { generate: options.generate ?? false, model: options.model })];
+      const generate = options.generate ?? false;
+      const report = await testConnection(services, id, { generate, model: options.model });
+      return {
+        status: 200,
+        body: report,
+        // A test changes nothing stored, but it spends the connection's credential: who ran it is recorded.
+        audit: {
+          action: 'connection.test',
+          target: { type: 'connection', id },
+          before: null,
+          after: { generate, model: options.model ?? null },
+        },
+      };
     },
   },
   ...(['enable', 'disable'] as const).map(
     (verb): AdminRoute => ({
       method: 'POST',
       pattern: `/connections/:id/${verb}`,
-      action: async (services, _request, id) => [
-        200,
-        { connection: await services.store.connections.setEnabled(id, verb === 'enable') },
-      ],
+      audience: 'admin',
+      async action({ services, id }) {
+        const before = await services.store.connections.get(id);
+        const connection = await services.store.connections.setEnabled(id, verb === 'enable');
+        const fields = changedFields(before ? toConnectionView(before) : {}, connection);
+        return {
+          status: 200,
+          body: { connection },
+          audit: { action: `connection.${verb}`, target: { type: 'connection', id }, ...fields },
+        };
+      },
     }),
   ),
   {
     method: 'GET',
     pattern: '/alerts',
-    action: async (services, request) => [200, await listAlerts(services.store.alerts, request.query)],
+    audience: 'admin',
+    action: async ({ services, request }) => ({
+      status: 200,
+      body: await listAlerts(services.store.alerts, request.query),
+    }),
   },
   {
     method: 'POST',
     pattern: '/legacy-usage',
+    audience: 'admin',
     // Records of the 0.1 engine go to their own table only (spec §9): never the usage records or the rollups.
-    async action(services, request) {
+    async action({ services, request }) {
       const { records } = parseBody(importLegacyUsageBody, request);
       // Every record is read before any is stored, so a bad record leaves the whole batch unstored.
       const readings = records.map((record, index) => {
@@ -211,26 +254,46 @@ const adminRoutes: AdminRoute[] = [
         if (!reading.ok) throw badRequest('invalid_legacy_record', `records[${index}]: ${reading.problem}.`);
         return reading.record;
       });
-      return [200, await services.store.legacyUsage.importRecords(readings, services.now())];
+      return { status: 200, body: await services.store.legacyUsage.importRecords(readings, services.now()) };
     },
   },
   {
     method: 'POST',
     pattern: '/rollups/rebuild',
-    action: async (services, request) => [200, await rebuildRollups(services, parseBody(rebuildRollupsBody, request))],
+    audience: 'admin',
+    action: async ({ services, request }) => ({
+      status: 200,
+      body: await rebuildRollups(services, parseBody(rebuildRollupsBody, request)),
+    }),
   },
   {
     method: 'GET',
     pattern: '/earlier-records',
-    action: async (services) => [200, await services.store.earlierRecords.progress(services.now())],
+    audience: 'admin',
+    action: async ({ services }) => ({
+      status: 200,
+      body: await services.store.earlierRecords.progress(services.now()),
+    }),
   },
   {
     method: 'POST',
     pattern: '/earlier-records/migrate',
+    audience: 'admin',
     // One bounded piece of the migration per request; the CLI asks again until it completes or must wait.
-    action: async (services) => [200, await migrateEarlierRecords(services, migrationBudgetMs.adminRequest)],
+    action: async ({ services }) => ({
+      status: 200,
+      body: await migrateEarlierRecords(services, migrationBudgetMs.adminRequest),
+    }),
   },
+  ...listRoutes,
+  ...updateRoutes,
+  ...auditRoutes,
 ];
+
+/** The audit description of a record just created: no before, its fields after (never a secret). */
+function created(action: string, type: AuditTargetType, id: string, record: object): AuditChange {
+  return { action, target: { type, id }, before: null, after: auditSnapshot(record) };
+}
 
 function matchAdminRoute(method: string, path: string): { route: AdminRoute; id: string } | undefined {
   const segments = path.split('/');
@@ -263,23 +326,43 @@ function pathId(segment: string): string {
   return id;
 }
 
-/** The admin API: authenticated with a gateway key whose member is an administrator. */
+/**
+ * The admin API. Each route declares who may call it: administrators, or any active member for their own page
+ * (`/me`); a holder key never. Every change is written to the audit log right after it succeeds, so there is never
+ * an entry for a change that failed; an entry that cannot be written after a change is logged as an error with
+ * the entry itself (see docs/admin-api.md).
+ */
 export async function handleAdmin(services: GatewayServices, request: GatewayRequest): Promise<GatewayResponse> {
   try {
     checkRequestEnvelope(request, services.config.bodyLimitBytes);
     const principal = await authenticateCaller(services, request);
-    if (principal.member.role !== 'admin') throw forbidden('admin_only', 'Only administrators may use the admin API.');
     const match = matchAdminRoute(request.method, request.path);
+    if (principal.member.role !== 'admin' && (match?.route.audience !== 'member' || principal.holder)) {
+      throw forbidden('admin_only', 'Only administrators may use the admin API.');
+    }
     if (!match) throw notFound('unknown_route', `No admin operation at ${request.method} ${request.path}.`);
-    const [statusCode, result] = await match.route.action(services, request, match.id);
+    const answer = await match.route.action({ services, request, id: match.id, principal });
     if (request.method === 'POST') {
-      // This process sees its own changes at once; other instances within the cache time (revocation excepted).
+      // This process sees its own changes at once; other instances at their next admission (policy floors).
       services.caches.principals.clear();
       services.caches.connections.clear();
       logger.info('admin change', { operation: match.route.pattern, by: principal.keyId, id: match.id });
     }
-    return { statusCode, headers: { 'content-type': 'application/json' }, body: JSON.stringify(result) };
+    if (answer.audit) await recordAudit(services, auditActorOf(principal), answer.audit);
+    if (answer.raw) {
+      return { statusCode: answer.status, headers: { 'content-type': answer.raw.contentType }, body: answer.raw.body };
+    }
+    return {
+      statusCode: answer.status,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(answer.body),
+    };
   } catch (error) {
-    return renderFailure(error, 'openai', { operation: 'admin request', requestId: request.requestId });
+    const failure = renderFailure(error, 'openai', { operation: 'admin request', requestId: request.requestId });
+    // A stale version: the caller gets the record as now stored beside the error, to show it and reload.
+    if (error instanceof VersionConflictError) {
+      return { ...failure, body: JSON.stringify({ ...JSON.parse(failure.body), current: error.current }) };
+    }
+    return failure;
   }
 }

@@ -2,7 +2,10 @@ import { type MemberRole, maxModelLimitTokens, memberRoles, policySchema } from 
 import * as z from '../validation/zod.ts';
 import { inputModalities } from '../wires/input-media.ts';
 import { connectionWires } from '../wires/wire-names.ts';
-import { maxLegacyRecordsPerRequest } from './legacy-usage-record.ts';
+
+/*
+ * This file is imported by the server, the CLI and the web console's build: it imports nothing Node-specific.
+ */
 
 /** Roles `POST /members` may give: a holder wallet's member is created when its holdings are first set. */
 const creatableRoles = memberRoles.filter((role): role is Exclude<MemberRole, 'holder'> => role !== 'holder');
@@ -14,7 +17,12 @@ export const createMemberBody = z.strictObject({
   policy: z._default(policySchema, {}),
 });
 
-const keyPolicySchema = z.omit(policySchema, { dailyTokens: true });
+/** A key's own policy: a member's keys share the member's one daily allowance, so a key has no `dailyTokens`. */
+export const keyPolicySchema = z.omit(policySchema, { dailyTokens: true });
+
+/** The version the caller read: every update is conditional on it (a stale one is a 409 `version_conflict`). */
+export const versionSchema = z.number().check(z.int(), z.positive());
+const nameSchema = z.string().check(z.trim(), z.minLength(1), z.maxLength(200));
 
 /** The ids the store issues (`mem_…`, `key_…`, `con_…`, `wallet:…`): what a path segment or a body may name. */
 export const idSchema = z.string().check(z.regex(/^[A-Za-z0-9._:-]{1,200}$/, 'not an id'));
@@ -61,6 +69,31 @@ export const createConnectionBody = z.strictObject({
   apiKey: z.string().check(z.minLength(1), z.maxLength(10_000)),
 });
 
+/** `POST /members/{id}/update`: the fields given change, the others stay. */
+export const updateMemberBody = z.strictObject({
+  version: versionSchema,
+  name: z.optional(nameSchema),
+  role: z.optional(z.enum(creatableRoles)),
+  policy: z.optional(policySchema),
+});
+
+/** `POST /keys/{id}/update`: `expiresAt: null` makes the key never expire. */
+export const updateKeyBody = z.strictObject({
+  version: versionSchema,
+  name: z.optional(nameSchema),
+  policy: z.optional(keyPolicySchema),
+  expiresAt: z.optional(z.nullable(z.iso.datetime({ offset: true }))),
+});
+
+/** `POST /connections/{id}/update`: `apiKey` is a new credential, stored first and never echoed. */
+export const updateConnectionBody = z.strictObject({
+  version: versionSchema,
+  models: z.optional(z.array(modelDeclarationSchema).check(z.maxLength(maxConnectionModels))),
+  baseUrl: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
+  enabled: z.optional(z.boolean()),
+  apiKey: z.optional(z.string().check(z.minLength(1), z.maxLength(10_000))),
+});
+
 /** `POST /connections/{id}/test`: the model list always; a one-token generation too when asked. */
 export const testConnectionBody = z.strictObject({
   generate: z.optional(z.boolean()),
@@ -74,6 +107,12 @@ export const walletSchema = z
 
 // z.number() refuses Infinity and NaN by itself, so no separate finiteness check is needed.
 export const setHoldingsBody = z.strictObject({ wallet: walletSchema, usd: z.number().check(z.nonnegative()) });
+
+/**
+ * Records per import request: it bounds the puts one admin invocation makes within its time-out. 100 records of the
+ * largest size (32 KiB) would pass the 2 MiB body limit, so the CLI also splits batches by size.
+ */
+export const maxLegacyRecordsPerRequest = 100;
 
 /** A batch of 0.1 usage records; each record is read by `readLegacyUsageRecord`, which reports its own problems. */
 export const importLegacyUsageBody = z.strictObject({

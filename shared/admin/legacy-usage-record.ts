@@ -53,11 +53,7 @@ const fieldOfSpelling = new Map<string, KnownField>(
 /** A stored record, as JSON, may not exceed this after bodies are removed; a DynamoDB item holds 400 KB. */
 export const maxLegacyRecordBytes = 32_768;
 
-/**
- * Records per import request: it bounds the puts one admin invocation makes within its time-out. 100 records of the
- * largest size (32 KiB) would pass the 2 MiB body limit, so the CLI also splits batches by size.
- */
-export const maxLegacyRecordsPerRequest = 100;
+export { maxLegacyRecordsPerRequest } from './admin-schemas.ts';
 
 const earliest = Date.UTC(2000, 0, 1);
 const latest = Date.UTC(2100, 0, 1);

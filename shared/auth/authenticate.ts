@@ -74,6 +74,7 @@ async function loadPrincipal(
     keyState: keyItem.state,
     keyExpiresAt: keyItem.expiresAt,
     keyPolicy: keyItem.policy,
+    keyVersion: keyItem.version,
     member: memberItem,
     holder,
   };

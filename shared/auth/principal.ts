@@ -11,6 +11,8 @@ export interface Principal {
   keyState: 'active' | 'revoked';
   keyExpiresAt: string | null;
   keyPolicy: Policy;
+  /** The key's version as read: admission refuses it once an administrator changed the key since. */
+  keyVersion: number;
   member: MemberProfile;
   /** A holder-wallet key (`sk-<holder tag>-`). */
   holder: boolean;

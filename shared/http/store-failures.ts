@@ -2,9 +2,11 @@ import type { AdmissionRefusal } from '../store/admission.ts';
 import {
   AdmissionRefusedError,
   StoreConflictError,
+  StoreCursorError,
   type StoreError,
   StoreNotFoundError,
   StoreUnavailableError,
+  VersionConflictError,
 } from '../store/store-errors.ts';
 
 /** What the caller hears of a store failure: status, machine-readable code, message, extra headers. */
@@ -67,6 +69,8 @@ export function refusalAnswer(refusal: AdmissionRefusal): FailureAnswer {
       return tooMany('holder_daily_limit', `The wallet's ${refusal.limit} holder requests for today (UTC) are used.`);
     case 'contention':
       return tooMany('admission_contention', 'The allowance is under heavy contention; try again.');
+    case 'policy_changed':
+      return tooMany('policy_changed', "The key's or member's policy changed during the request; try again.");
     default: {
       const unknownRefusal: never = refusal;
       throw new Error(`unknown admission refusal ${JSON.stringify(unknownRefusal)}`);
@@ -85,6 +89,10 @@ export function storeFailureAnswer(error: StoreError): FailureAnswer {
     return error.reason === 'exists'
       ? { status: 409, code: 'already_exists', message: error.message }
       : { status: 400, code: error.reason, message: error.message };
+  }
+  if (error instanceof StoreCursorError) return { status: 400, code: 'invalid_cursor', message: error.message };
+  if (error instanceof VersionConflictError) {
+    return { status: 409, code: 'version_conflict', message: error.message };
   }
   if (error instanceof StoreUnavailableError) {
     return {

@@ -21,6 +21,7 @@ import { createAnswerSummaryReader, summaryOfAnswer } from '../observability/ans
 import { logger } from '../observability/logger.ts';
 import type { GenAiOperation, RequestTrace, RoutedRequest } from '../observability/request-trace.ts';
 import { newId } from '../store/ids.ts';
+import { AdmissionRefusedError } from '../store/store-errors.ts';
 import { translateRequest, type WireTranslation } from '../translation/wire-translation.ts';
 import type { ClientWireFormat, StreamFraming, WireRequest } from '../wires/client-wire-format.ts';
 import { parseJson } from '../wires/parse-json.ts';
@@ -52,9 +53,19 @@ export async function handleInference<Request extends WireRequest, ClientEvent, 
   const trace = services.telemetry?.startRequest({ headers: request.headers, clientWire: clientWire.wire });
   let admitted: AdmissionHandle | undefined;
   try {
-    const prepared = await prepareRequest(services, request, route, clientWire, framing);
+    let prepared = await prepareRequest(services, request, route, clientWire, framing, { admittedAfter: true });
     if (trace) trace.routed(routedRequest(clientWire.wire, prepared));
-    admitted = await admitRequest(services, { ...prepared.admission, deadline, trace });
+    try {
+      admitted = await admitRequest(services, { ...prepared.admission, deadline, trace });
+    } catch (error) {
+      if (!(error instanceof AdmissionRefusedError && error.refusal.reason === 'policy_changed')) throw error;
+      // An administrator changed the member's or key's policy since the cached principal was read (perhaps on
+      // another instance): read it again, consistently, and authorize and admit once more under the new policy.
+      services.caches.principals.clear();
+      prepared = await prepareRequest(services, request, route, clientWire, framing, { admittedAfter: false });
+      if (trace) trace.routed(routedRequest(clientWire.wire, prepared));
+      admitted = await admitRequest(services, { ...prepared.admission, deadline, trace });
+    }
     trace?.admitted(prepared.admission.reserve);
     const answer = await answerAdmitted(services, request, prepared, deadline, framing, trace);
     return {
@@ -131,11 +142,17 @@ async function prepareRequest<Request extends WireRequest, ClientEvent, Upstream
   route: RouteMatch,
   clientWire: ClientWireFormat<Request, ClientEvent, UpstreamEvent>,
   framing: StreamFraming | undefined,
+  /** Whether the principal may come from the cache (admission's condition re-checks it), see authenticate. */
+  options: { admittedAfter: boolean },
 ): Promise<PreparedRequest> {
   const { config } = services;
-  const { principal, clientRequest, address, routed } = await readAndRoute(services, request, route, clientWire, {
-    admittedAfter: true,
-  });
+  const { principal, clientRequest, address, routed } = await readAndRoute(
+    services,
+    request,
+    route,
+    clientWire,
+    options,
+  );
   const { model, connection } = routed;
   assertMediaTaken(model, connection, clientWire.mediaParts(clientRequest));
   if (principal.member.policy.dailyTokens !== undefined) {

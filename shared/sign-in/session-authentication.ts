@@ -57,6 +57,8 @@ function toPrincipal(session: SessionRecord, member: Principal['member']): Princ
     keyState: 'active',
     keyExpiresAt: session.expiresAt,
     keyPolicy: {},
+    // No key record: a session is never admitted for inference, so no key policy version applies.
+    keyVersion: 0,
     member: { ...member, role: session.role },
     holder: false,
     session,

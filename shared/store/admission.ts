@@ -26,6 +26,12 @@ export interface AdmissionRequest {
   leaseExpiresAt: number;
   limits: AdmissionLimits;
   /**
+   * The member and key versions the limits were read at. When an administrator changed the policy, limits or
+   * expiry since (the account's `policyFloors` are above them), admission refuses with `policy_changed` and the
+   * caller reads the principal again: a change takes effect at the next admission, even from a cached principal.
+   */
+  policyVersions?: { member: number; key: number } | undefined;
+  /**
    * The record that shows the request running. An engine whose admission is one local transaction (SQLite) writes
    * it in that transaction, so the request costs one commit before dispatch instead of two, and says so
    * (`recordWritten`); an engine that does not (DynamoDB, where it is a second call) leaves it to the caller, who
@@ -48,7 +54,9 @@ export type AdmissionRefusal =
   | { reason: 'concurrency'; scope: 'member' | 'key'; limit: number }
   | { reason: 'holder_daily'; limit: number }
   /** Nothing explains the refusal any more: other admissions moved the state in between. Try again. */
-  | { reason: 'contention' };
+  | { reason: 'contention' }
+  /** The policy the caller read is older than the stored one: read the principal again and retry. */
+  | { reason: 'policy_changed' };
 
 export interface ExpiredLease extends Lease {
   memberId: string;
@@ -83,6 +91,8 @@ export interface AdmissionCounters {
   memberLeases: number;
   keyLeases: number;
   holderRequestsToday: number;
+  /** The oldest member and key versions admission accepts (`MemberAccount.policyFloors`); absent: any. */
+  policyFloor?: { member: number; key: number } | undefined;
 }
 
 /**
@@ -97,6 +107,11 @@ export function refusalFor(counters: AdmissionCounters, request: AdmissionReques
   if (!counters.key) return { reason: 'invalid_key' };
   if (counters.key.state === 'revoked') return { reason: 'key_revoked' };
   if (counters.key.generation !== request.generation) return { reason: 'key_rotated' };
+  const floor = counters.policyFloor;
+  const versions = request.policyVersions;
+  if (floor && versions && (versions.member < floor.member || versions.key < floor.key)) {
+    return { reason: 'policy_changed' };
+  }
   if (limits.dailyTokens !== undefined && counters.tokensToday + reserve > limits.dailyTokens) {
     return { reason: 'token_allowance', used: counters.tokensToday, needed: reserve, limit: limits.dailyTokens };
   }
@@ -129,6 +144,10 @@ export function countersOf(account: MemberAccount | undefined, request: Admissio
     memberLeases: Object.keys(account?.leases ?? {}).length,
     keyLeases: Object.keys(account?.keyLeases[request.keyId] ?? {}).length,
     holderRequestsToday: account?.holderDays[request.day] ?? 0,
+    policyFloor: account?.policyFloors && {
+      member: account.policyFloors.member,
+      key: account.policyFloors.keys[request.keyId] ?? 0,
+    },
   };
 }
 

@@ -28,6 +28,8 @@ export interface MemberProfile {
   status: MemberStatus;
   policy: Policy;
   createdAt: string;
+  /** 1 at creation, +1 per change; every update is conditional on the version the caller read. */
+  version: number;
   /** A holder wallet's holdings in USD over the last 24 hours, with when they were measured. */
   holdings?: { usd: number; at: string } | undefined;
 }
@@ -79,6 +81,35 @@ export interface MemberAccount extends MemberProfile {
   /** Open leases per key: request id → expiry. */
   keyLeases: Record<string, Record<string, number>>;
   holderDays: Record<string, number>;
+  /**
+   * The oldest member and key versions admission still accepts from a caller's (possibly cached) principal: a
+   * change of policy, limits or expiry raises them, so the next admission made with what was read before it is
+   * refused as `policy_changed` and the caller reads again. Absent: no floor (nothing changed since).
+   */
+  policyFloors?: { member: number; keys: Record<string, number> } | undefined;
+}
+
+/** What `members.update` may change; absent fields stay as they are. */
+export interface MemberChanges {
+  name?: string | undefined;
+  role?: MemberRole | undefined;
+  policy?: Policy | undefined;
+}
+
+/** What `keys.update` may change. */
+export interface KeyChanges {
+  name?: string | undefined;
+  policy?: Policy | undefined;
+  expiresAt?: string | null | undefined;
+}
+
+/** What `connections.update` may change (`secretName`: the credential now lives under a new name). */
+export interface ConnectionChanges {
+  models?: string[] | undefined;
+  modelLimits?: DeclaredModelLimits[] | undefined;
+  baseUrl?: string | undefined;
+  enabled?: boolean | undefined;
+  secretName?: string | undefined;
 }
 
 export interface KeyView {
@@ -92,6 +123,8 @@ export interface KeyView {
   rotatedAt: string | null;
   /** The first characters of the secret, enough to recognise a key in a list, never enough to use it. */
   keyPrefix: string;
+  /** 1 at creation, +1 per change (update, revocation, rotation). */
+  version: number;
 }
 
 /** A key with the generation of its current secret: a presented secret of an older generation was rotated away. */
@@ -173,6 +206,8 @@ export interface ConnectionView {
   privateNetwork: boolean;
   enabled: boolean;
   createdAt: string;
+  /** 1 at creation, +1 per change. */
+  version: number;
 }
 
 export interface ConnectionItem extends ConnectionView {
@@ -191,6 +226,7 @@ export function toKeyView(key: KeyView): KeyView {
     createdAt: key.createdAt,
     rotatedAt: key.rotatedAt,
     keyPrefix: key.keyPrefix,
+    version: key.version ?? 1,
   };
 }
 
@@ -206,6 +242,7 @@ export function toConnectionView(connection: ConnectionView): ConnectionView {
     privateNetwork: connection.privateNetwork,
     enabled: connection.enabled,
     createdAt: connection.createdAt,
+    version: connection.version ?? 1,
   };
 }
 
@@ -217,6 +254,8 @@ export function toMemberProfile(member: MemberProfile): MemberProfile {
     status: member.status,
     policy: member.policy,
     createdAt: member.createdAt,
+    // A record stored before versions existed reads as version 1.
+    version: member.version ?? 1,
     ...(member.holdings ? { holdings: member.holdings } : {}),
   };
 }

@@ -20,6 +20,6 @@ function takeRandomBytes(): Buffer {
 }
 
 /** Short, URL-safe, prefixed identifiers: the prefix tells a reader what kind of thing an id names. */
-export function newId(prefix: 'mem' | 'key' | 'con' | 'req'): string {
+export function newId(prefix: 'mem' | 'key' | 'con' | 'req' | 'aud' | 'cred'): string {
   return `${prefix}_${takeRandomBytes().toString('base64url')}`;
 }

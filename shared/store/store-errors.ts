@@ -38,6 +38,30 @@ export class StoreConflictError extends StoreError {
 }
 
 /**
+ * A conditional update found the record at another version than the caller read: someone else changed it in
+ * between. Nothing was written; `current` is the record as now stored, for the caller to show and reload.
+ */
+export class VersionConflictError<Current = unknown> extends StoreError {
+  readonly entity: StoredEntity;
+  readonly current: Current;
+
+  constructor(entity: StoredEntity, current: Current) {
+    super(`The ${entity} was changed by someone else since it was read; reload it and try again.`);
+    this.name = 'VersionConflictError';
+    this.entity = entity;
+    this.current = current;
+  }
+}
+
+/** A page's `after` position is not one this engine gave (a forged or another list's cursor). */
+export class StoreCursorError extends StoreError {
+  constructor() {
+    super('The cursor is not one this list gave.');
+    this.name = 'StoreCursorError';
+  }
+}
+
+/**
  * The engine is throttling, busy or unreachable: the operation did not happen and may be tried again later
  * (DynamoDB's throttling errors, a SQLite database locked by another process past the busy time-out).
  */

@@ -2,12 +2,16 @@ import type { AlertDelivery, StoredAlert } from '../alerts/alert-delivery-state.
 import type { AlertEvent } from '../alerts/alert-event.ts';
 import type { Deadline } from '../clock/monotonic-deadline.ts';
 import type { AdmissionRequest, AdmissionResult, ExpiredLease } from './admission.ts';
+import type { AuditEntry, AuditPage, AuditQuery } from './audit-entries.ts';
 import type {
+  ConnectionChanges,
   ConnectionItem,
   ConnectionView,
+  KeyChanges,
   KeyRecord,
   KeyView,
   MemberAccount,
+  MemberChanges,
   MemberProfile,
   MemberStatus,
   NewKey,
@@ -45,6 +49,7 @@ export interface GatewayStore {
   readonly legacyUsage: LegacyUsageStore;
   readonly earlierRecords: EarlierRecordsStore;
   readonly alerts: AlertStore;
+  readonly audit: AuditStore;
   readonly sessions: SessionStore;
   /** Releases what the engine holds (connections, file handles); the store is unusable afterwards. */
   close(): Promise<void>;
@@ -68,8 +73,19 @@ export interface MemberStore {
   get(id: string, options?: ReadOptions): Promise<MemberProfile | undefined>;
   /** Every member, oldest first. */
   list(): Promise<MemberProfile[]>;
+  /**
+   * One page of members, filtered by a case-insensitive part of the name and by status; `after` is the `next` of
+   * the page before. SQLite pages oldest first; DynamoDB in id order (its keys-only index is sorted by id).
+   */
+  page(query: MemberPageQuery): Promise<{ members: MemberProfile[]; next: string | undefined }>;
   /** Takes effect on the very next admission. Raises `StoreNotFoundError('member')`. */
   setStatus(id: string, status: MemberStatus): Promise<MemberProfile>;
+  /**
+   * ONE conditional write: applies `changes` only if the member is still at `expectedVersion`, and bumps it.
+   * A policy change takes effect on the very next admission (`MemberAccount.policyFloors`). Raises
+   * `StoreNotFoundError('member')` and `VersionConflictError` carrying the member as now stored.
+   */
+  update(id: string, expectedVersion: number, changes: MemberChanges): Promise<MemberProfile>;
   /**
    * Records a holder wallet's holdings, creating the wallet's member on first use and keeping its counters after.
    * Raises `StoreNotFoundError('member')` when the wallet's id belongs to a team member.
@@ -91,6 +107,8 @@ export interface KeyStore {
   findBySecretHash(secretHash: string): Promise<SecretLookup | undefined>;
   /** The keys of one member, or of everyone; oldest first. */
   list(memberId?: string): Promise<KeyView[]>;
+  /** One page of keys (of one member, or everyone's), filtered as `KeyPageQuery` says. */
+  page(query: KeyPageQuery): Promise<{ keys: KeyView[]; next: string | undefined }>;
   /** Refused by the very next admission. Raises `StoreNotFoundError('key')`. */
   revoke(id: string): Promise<KeyView>;
   /**
@@ -100,6 +118,11 @@ export interface KeyStore {
    * `fromGeneration` (another rotation got there first: two callers never both get a secret).
    */
   rotate(id: string, secret: StoredSecret, fromGeneration: number, now: Date): Promise<KeyRecord>;
+  /**
+   * ONE conditional write on the key's version, as `MemberStore.update`; a change of policy or expiry takes effect
+   * on the very next admission. Raises `StoreNotFoundError('key')` and `VersionConflictError` with the key.
+   */
+  update(id: string, expectedVersion: number, changes: KeyChanges): Promise<KeyView>;
 }
 
 export interface ConnectionStore {
@@ -107,8 +130,14 @@ export interface ConnectionStore {
   create(connection: ConnectionItem): Promise<void>;
   /** Every connection, oldest first. */
   list(): Promise<ConnectionItem[]>;
+  get(id: string): Promise<ConnectionItem | undefined>;
   /** Raises `StoreNotFoundError('connection')`. */
   setEnabled(id: string, enabled: boolean): Promise<ConnectionView>;
+  /**
+   * ONE conditional write on the connection's version. Raises `StoreNotFoundError('connection')` and
+   * `VersionConflictError` carrying the connection as now stored (as a view: never its secret's name).
+   */
+  update(id: string, expectedVersion: number, changes: ConnectionChanges): Promise<ConnectionItem>;
 }
 
 /** What one settlement did. */
@@ -132,6 +161,11 @@ export interface AdmissionStore {
    * nothing. Rollups are not part of it (`RollupStore.add`), so an engine may fold them in later, in batches.
    */
   settle(closed: ClosedRequest): Promise<SettlementResult>;
+  /**
+   * Today's allowance and live keys of each member named (those that exist): tokens used (settled) and reserved (in
+   * flight) on `day`, and keys neither revoked nor expired at `now`. For lists: a bounded read per page.
+   */
+  today(memberIds: readonly string[], day: string, now: Date): Promise<Map<string, MemberToday>>;
   /** A member's admission state, for inspection and for saying why an admission was refused. */
   account(memberId: string): Promise<MemberAccount | undefined>;
   /** Every lease, of any member, that expired by `now` (epoch ms): requests whose process died. */
@@ -322,6 +356,38 @@ export interface AlertStore {
   setDelivery(id: string, delivery: AlertDelivery): Promise<void>;
   /** Newest first, starting below `after`; `type` keeps one type. */
   list(query: { limit: number; after?: AlertPosition | undefined; type?: string | undefined }): Promise<AlertPage>;
+}
+
+/** The audit log of administrative changes (shared/admin/audit-log.ts writes it). */
+export interface AuditStore {
+  /** Stores one entry; writing the same entry twice (a retry) stores it once. */
+  append(entry: AuditEntry): Promise<void>;
+  /** Newest first, filtered by actor, action and target (all that are given must match). */
+  list(query: AuditQuery): Promise<AuditPage>;
+}
+
+export interface MemberPageQuery {
+  limit: number;
+  after?: string | undefined;
+  /** A case-insensitive part of the name. */
+  name?: string | undefined;
+  status?: MemberStatus | undefined;
+}
+
+export interface KeyPageQuery {
+  limit: number;
+  after?: string | undefined;
+  memberId?: string | undefined;
+  name?: string | undefined;
+  /** `expired`: not revoked, but past its expiry at `now`; `active`: neither. */
+  state?: 'active' | 'revoked' | 'expired' | undefined;
+  now: Date;
+}
+
+export interface MemberToday {
+  used: number;
+  reserved: number;
+  liveKeys: number;
 }
 
 /**

@@ -18,6 +18,7 @@ function connection(overrides: Partial<ConnectionItem>): ConnectionItem {
     upstream: 'lb',
     privateNetwork: false,
     enabled: true,
+    version: 1,
     createdAt: '2026-11-21T00:00:00.000Z',
     secretName: 'connections/con_x',
     ...overrides,

@@ -55,6 +55,7 @@ async function storeEarlierConnection(
     enabled: true,
     createdAt: '2026-01-01T00:00:00.000Z',
     secretName,
+    version: 1,
   });
   return id;
 }

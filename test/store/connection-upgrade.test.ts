@@ -58,7 +58,9 @@ describe('a SQLite database of schema 2', () => {
 
     const store = openSqliteStore({ path, synchronous: 'normal', busyTimeoutMs: 100 });
     try {
-      expect(await store.connections.list()).toEqual([{ ...earlier, privateNetwork: true, modelLimits: [] }]);
+      expect(await store.connections.list()).toEqual([
+        { ...earlier, privateNetwork: true, modelLimits: [], version: 1 },
+      ]);
       expect(store.database.pragma('user_version', { simple: true })).toBe(schemaVersion);
     } finally {
       await store.close();
@@ -91,7 +93,7 @@ describe.each(['dynalite', 'DynamoDB Local'] as const)('a connection item on %s'
   it('written before limits existed reads as declaring none', async () => {
     await put({ pk: `connection#${earlier.id}`, kind: 'connection', ...earlier });
     const [read] = (await engine.store.connections.list()).filter((connection) => connection.id === earlier.id);
-    expect(read).toEqual({ ...earlier, privateNetwork: false, modelLimits: [] });
+    expect(read).toEqual({ ...earlier, privateNetwork: false, modelLimits: [], version: 1 });
   });
 
   it('with malformed limits reads the well-formed entries only', async () => {

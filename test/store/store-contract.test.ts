@@ -603,6 +603,7 @@ describe.each(testEngineNames)('store contract on %s', (engineName) => {
         enabled: true,
         createdAt: new Date(admittedAt).toISOString(),
         secretName: 'connections/x',
+        version: 1,
       };
       await store.connections.create(connection);
       await expect(store.connections.create(connection)).rejects.toBeInstanceOf(StoreConflictError);

@@ -163,6 +163,7 @@ describe('what a model takes', () => {
     enabled: true,
     createdAt: '2026-01-01T00:00:00Z',
     secretName: 's',
+    version: 1,
     ...fields,
   });
   const chatRoute = connection({});

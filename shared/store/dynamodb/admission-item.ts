@@ -32,6 +32,12 @@ export interface AdmissionItem {
   h: Record<string, number>;
   /** When a key's last rotation began (epoch milliseconds), while that is recent enough to matter. */
   kr: Record<string, number>;
+  /**
+   * Policy floors, written by administration only (absent until the first change): the oldest member version, and
+   * per key slot the oldest key version, whose policy admission still accepts (`MemberAccount.policyFloors`).
+   */
+  pv?: number;
+  kv?: Record<string, number>;
 }
 
 /** A rotation not finished this long after it began is taken as stopped (dynamo-keys.ts), so its time is dropped. */
@@ -129,6 +135,7 @@ export function toMemberAccount(
   const { pk: _pk, kind: _kind, keySlots: _keySlots, ...memberProfile } = profile;
   return {
     ...memberProfile,
+    version: profile.version ?? 1,
     status: item.s,
     keys,
     tokenDays: { ...item.t },
@@ -137,5 +144,9 @@ export function toMemberAccount(
     leases,
     keyLeases,
     holderDays: { ...item.h },
+    policyFloors: {
+      member: item.pv ?? 0,
+      keys: Object.fromEntries(Object.entries(item.kv ?? {}).map(([slot, version]) => [keyIdOf(slot), version])),
+    },
   };
 }

@@ -37,6 +37,15 @@ export const conditionFragments = {
   holderDayBelowLimit: 'attribute_not_exists(#h.#day) OR #h.#day < :holderDaily',
   /** A rotation starts from the generation it read, on an active key. `#k`, `#slot`, `:current`. */
   rotationFromCurrent: '#k.#slot = :current',
+  /** The member's policy the caller read is not older than the last change of it. `#pv`, `:memberVersion`. */
+  memberPolicyCurrent: 'attribute_not_exists(#pv) OR #pv <= :memberVersion',
+  /** Likewise the key's. `#kv`, `#slot`, `:keyVersion`. */
+  keyPolicyCurrent: 'attribute_not_exists(#kv.#slot) OR #kv.#slot <= :keyVersion',
+  /** A policy floor only ever rises (two changes racing leave the higher). `#floor`, `:version`. */
+  floorBelow: 'attribute_exists(pk) AND (attribute_not_exists(#floor) OR #floor < :version)',
+  /** The record is still at the version the caller read (1: also a record stored before versions). `#version`, `:expected`. */
+  atVersion: '#version = :expected',
+  atFirstVersion: 'attribute_exists(pk) AND (attribute_not_exists(#version) OR #version = :expected)',
   /** A key slot not taken by another key of the member. `#keySlots`, `#slot`. */
   keySlotFree: 'attribute_exists(pk) AND attribute_not_exists(#keySlots.#slot)',
 } as const;

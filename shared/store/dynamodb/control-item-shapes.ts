@@ -47,7 +47,8 @@ export const connectionKey = (id: string) => ({ pk: `connection#${id}` });
 
 export function toKeyRecord(item: KeyItem): KeyRecord {
   const { pk: _pk, kind: _kind, ...key } = item;
-  return key;
+  // A key stored before versions existed reads as version 1.
+  return { ...key, version: item.version ?? 1 };
 }
 
 export function toConnection(item: ConnectionControlItem): ConnectionItem {
@@ -59,5 +60,6 @@ export function toConnection(item: ConnectionControlItem): ConnectionItem {
     models: Array.isArray(item.models) ? item.models : [],
     modelLimits: readDeclaredModelLimits(item.modelLimits),
     privateNetwork: item.privateNetwork === true,
+    version: item.version ?? 1,
   };
 }

@@ -17,6 +17,7 @@ import {
 import { allOf, conditionFragments } from './condition-fragments.ts';
 import { type KeyItem, keyKey, type MemberItem, memberKey } from './control-item-shapes.ts';
 import { getControlItems, listControlItems } from './control-reads.ts';
+import { membersTodayOnDynamo } from './dynamo-pages.ts';
 import { closeRecord } from './dynamo-records.ts';
 import { type DynamoTables, isConditionFailure } from './dynamo-tables.ts';
 import { adoptEarlierLayout } from './earlier-layout.ts';
@@ -77,6 +78,12 @@ async function tryAdmit(tables: DynamoTables, request: AdmissionRequest): Promis
   const removals = ['#w.#minute2', '#w.#minute3', '#t.#oldDay'];
   const conditions: string[] = [conditionFragments.memberActive, conditionFragments.keyCurrent];
   const { limits } = request;
+  if (request.policyVersions) {
+    Object.assign(names, { '#pv': 'pv', '#kv': 'kv' });
+    values[':memberVersion'] = request.policyVersions.member;
+    values[':keyVersion'] = request.policyVersions.key;
+    conditions.push(conditionFragments.memberPolicyCurrent, conditionFragments.keyPolicyCurrent);
+  }
   if (limits.dailyTokens !== undefined) {
     values[':dailyBound'] = limits.dailyTokens - request.reserve;
     conditions.push(conditionFragments.tokensWithinAllowance);
@@ -274,6 +281,8 @@ export function dynamoAdmission(tables: DynamoTables): AdmissionStore {
       const recordClosed = await withRetries(() => closeRecord(tables, closed));
       return { released: true, closed: recordClosed };
     },
+
+    today: (memberIds, day, now) => membersTodayOnDynamo(tables, memberIds, day, now),
 
     async account(memberId) {
       return (await readAccount(tables, memberId, 'all'))?.account;

@@ -1,7 +1,7 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type KeyRecord, type SecretLookup, toKeyView } from '../control-items.ts';
 import { newId } from '../ids.ts';
-import { StoreConflictError, StoreNotFoundError } from '../store-errors.ts';
+import { StoreConflictError, StoreNotFoundError, VersionConflictError } from '../store-errors.ts';
 import type { KeyStore } from '../store-port.ts';
 import { type AdmissionItem, admissionKey, rotationMemoryMs } from './admission-item.ts';
 import { conditionFragments } from './condition-fragments.ts';
@@ -15,9 +15,11 @@ import {
   toKeyRecord,
 } from './control-item-shapes.ts';
 import { getControlItem, listControlItems, putControlItemOnce } from './control-reads.ts';
+import { keyPageOnDynamo } from './dynamo-pages.ts';
 import { type DynamoTables, isConditionFailure } from './dynamo-tables.ts';
 import { adoptEarlierLayout } from './earlier-layout.ts';
 import { keySlotOf } from './partition-keys.ts';
+import { raisePolicyFloor, updateAtVersion, versionBump } from './versioned-update.ts';
 
 export async function getKey(tables: DynamoTables, id: string, consistent = false): Promise<KeyRecord | undefined> {
   const item = await getControlItem<KeyItem>(tables, keyKey(id).pk, consistent);
@@ -113,6 +115,7 @@ export function dynamoKeys(tables: DynamoTables): KeyStore {
         createdAt: now.toISOString(),
         rotatedAt: null,
         keyPrefix: input.keyPrefix,
+        version: 1,
       };
       await tables.client.send(new PutCommand({ TableName: tableName, Item: item }));
       const removeKeyItem = () => tables.client.send(new DeleteCommand({ TableName: tableName, Key: keyKey(id) }));
@@ -153,6 +156,8 @@ export function dynamoKeys(tables: DynamoTables): KeyStore {
      * Revocation removes the key's entry from the member's admission item first: from that write on, admission
      * refuses the key on every instance. Its open leases stay, so its requests in flight still settle.
      */
+    page: (query) => keyPageOnDynamo(tables, query),
+
     async revoke(id) {
       const key = await requireKey(id);
       try {
@@ -165,13 +170,31 @@ export function dynamoKeys(tables: DynamoTables): KeyStore {
         new UpdateCommand({
           TableName: tableName,
           Key: keyKey(id),
-          UpdateExpression: 'SET #state = :revoked',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':revoked': 'revoked' },
+          UpdateExpression: `SET #state = :revoked, ${versionBump.expression}`,
+          ExpressionAttributeNames: { '#state': 'state', ...versionBump.names },
+          ExpressionAttributeValues: { ':revoked': 'revoked', ...versionBump.values },
           ReturnValues: 'ALL_NEW',
         }),
       );
       return toKeyView(result.Attributes as KeyItem);
+    },
+
+    /**
+     * One conditional write of the key item; then, when its policy or expiry changed, the key's policy floor in the
+     * member's admission item, so the next admission with a principal read before the change reads it again.
+     */
+    async update(id, expectedVersion, changes) {
+      const written = await updateAtVersion<KeyItem>(tables, keyKey(id).pk, expectedVersion, { ...changes });
+      if (!written) {
+        const current = await getKey(tables, id, true);
+        if (!current) throw new StoreNotFoundError('key', `No key has the id ${id}.`);
+        throw new VersionConflictError('key', toKeyView(current));
+      }
+      const key = toKeyRecord(written);
+      if (changes.policy !== undefined || changes.expiresAt !== undefined) {
+        await raisePolicyFloor(tables, admissionKey(key.memberId).pk, { map: 'kv', slot: keySlotOf(id) }, key.version);
+      }
+      return toKeyView(key);
     },
 
     /**
@@ -240,9 +263,10 @@ export function dynamoKeys(tables: DynamoTables): KeyStore {
         new UpdateCommand({
           TableName: tableName,
           Key: keyKey(id),
-          UpdateExpression: 'SET #generation = :generation, rotatedAt = :now, keyPrefix = :prefix',
-          ExpressionAttributeNames: { '#generation': 'generation' },
+          UpdateExpression: `SET #generation = :generation, rotatedAt = :now, keyPrefix = :prefix, ${versionBump.expression}`,
+          ExpressionAttributeNames: { '#generation': 'generation', ...versionBump.names },
           ExpressionAttributeValues: {
+            ...versionBump.values,
             ':generation': generation,
             ':now': now.toISOString(),
             ':prefix': secret.keyPrefix,

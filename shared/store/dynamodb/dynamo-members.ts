@@ -1,14 +1,16 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { holderMemberId, type MemberProfile, toMemberProfile } from '../control-items.ts';
 import { newId } from '../ids.ts';
-import { StoreConflictError, StoreNotFoundError } from '../store-errors.ts';
+import { StoreConflictError, StoreNotFoundError, VersionConflictError } from '../store-errors.ts';
 import type { MemberStore } from '../store-port.ts';
 import { admissionKey, emptyAdmissionItem } from './admission-item.ts';
 import { conditionFragments } from './condition-fragments.ts';
 import { type BootstrapItem, bootstrapKey, type MemberItem, memberKey } from './control-item-shapes.ts';
 import { getControlItem, listControlItems, putControlItemOnce } from './control-reads.ts';
+import { memberPageOnDynamo } from './dynamo-pages.ts';
 import { type DynamoTables, isConditionFailure } from './dynamo-tables.ts';
 import { adoptEarlierLayout } from './earlier-layout.ts';
+import { raisePolicyFloor, updateAtVersion, versionBump } from './versioned-update.ts';
 
 /** Sets the status in the admission item, which admission reads; false when the member has none. */
 async function setAdmissionStatus(tables: DynamoTables, id: string, status: string): Promise<boolean> {
@@ -53,6 +55,7 @@ export function dynamoMembers(tables: DynamoTables): MemberStore {
         status: 'active',
         policy: input.policy,
         createdAt: now.toISOString(),
+        version: 1,
         keySlots: {},
       };
       if (!(await putControlItemOnce(tables, item))) {
@@ -73,6 +76,8 @@ export function dynamoMembers(tables: DynamoTables): MemberStore {
      * The admission item first, which admission reads, so the change takes effect on the very next request; then
      * the profile, which lists show.
      */
+    page: (query) => memberPageOnDynamo(tables, query),
+
     async setStatus(id, status) {
       if (!(await setAdmissionStatus(tables, id, status))) {
         if (!(await adoptEarlierLayout(tables, id)) || !(await setAdmissionStatus(tables, id, status))) {
@@ -84,10 +89,10 @@ export function dynamoMembers(tables: DynamoTables): MemberStore {
           new UpdateCommand({
             TableName: tableName,
             Key: memberKey(id),
-            UpdateExpression: 'SET #status = :status',
+            UpdateExpression: `SET #status = :status, ${versionBump.expression}`,
             ConditionExpression: conditionFragments.controlItemExists,
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':status': status },
+            ExpressionAttributeNames: { '#status': 'status', ...versionBump.names },
+            ExpressionAttributeValues: { ':status': status, ...versionBump.values },
             ReturnValues: 'ALL_NEW',
           }),
         );
@@ -114,9 +119,15 @@ export function dynamoMembers(tables: DynamoTables): MemberStore {
         createdAt: now.toISOString(),
         keySlots: {},
       };
-      const names: Record<string, string> = { '#holdings': 'holdings', '#role': 'role' };
-      const values: Record<string, unknown> = { ':holdings': { usd, at: now.toISOString() }, ':holder': 'holder' };
-      const assignments = ['#holdings = :holdings'];
+      const names: Record<string, string> = { '#holdings': 'holdings', '#role': 'role', ...versionBump.names };
+      const values: Record<string, unknown> = {
+        ':holdings': { usd, at: now.toISOString() },
+        ':holder': 'holder',
+        ...versionBump.values,
+      };
+      // A new wallet's member starts at version 1 (the bump of an absent version gives 2, hence the zero).
+      const assignments = ['#holdings = :holdings', '#version = if_not_exists(#version, :zero) + :one'];
+      values[':zero'] = 0;
       for (const [field, value] of Object.entries(initial)) {
         names[`#${field}`] = field;
         values[`:${field}`] = value;
@@ -140,6 +151,24 @@ export function dynamoMembers(tables: DynamoTables): MemberStore {
         if (isConditionFailure(error)) throw new StoreNotFoundError('member', `"${wallet}" is not a holder wallet.`);
         throw error;
       }
+    },
+
+    /**
+     * One conditional write of the profile; then, when the policy changed, the policy floor in the admission item,
+     * so that the next admission made with a principal read before the change is refused and reads it again.
+     */
+    async update(id, expectedVersion, changes) {
+      const written = await updateAtVersion<MemberItem>(tables, memberKey(id).pk, expectedVersion, { ...changes });
+      if (!written) {
+        const current = await getMember(tables, id, true);
+        if (!current) throw new StoreNotFoundError('member', `No member has the id ${id}.`);
+        throw new VersionConflictError('member', current);
+      }
+      const profile = toMemberProfile(written);
+      if (changes.policy !== undefined) {
+        await raisePolicyFloor(tables, admissionKey(id).pk, { map: 'pv' }, profile.version);
+      }
+      return profile;
     },
 
     async firstAdministrator() {

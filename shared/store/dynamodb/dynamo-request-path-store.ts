@@ -29,6 +29,8 @@ export function createRequestPathDynamoStore(options: DynamoStoreOptions): Dynam
       create: notOnTheRequestPath('members.create'),
       list: notOnTheRequestPath('members.list'),
       setStatus: notOnTheRequestPath('members.setStatus'),
+      update: notOnTheRequestPath('members.update'),
+      page: notOnTheRequestPath('members.page'),
       setHoldings: notOnTheRequestPath('members.setHoldings'),
       firstAdministrator: notOnTheRequestPath('members.firstAdministrator'),
       recordFirstAdministrator: notOnTheRequestPath('members.recordFirstAdministrator'),
@@ -40,11 +42,15 @@ export function createRequestPathDynamoStore(options: DynamoStoreOptions): Dynam
       list: notOnTheRequestPath('keys.list'),
       revoke: notOnTheRequestPath('keys.revoke'),
       rotate: notOnTheRequestPath('keys.rotate'),
+      update: notOnTheRequestPath('keys.update'),
+      page: notOnTheRequestPath('keys.page'),
     },
     connections: {
       list: () => listConnections(tables),
       create: notOnTheRequestPath('connections.create'),
       setEnabled: notOnTheRequestPath('connections.setEnabled'),
+      get: notOnTheRequestPath('connections.get'),
+      update: notOnTheRequestPath('connections.update'),
     },
     admission: dynamoAdmission(tables),
     records: {
@@ -73,6 +79,10 @@ export function createRequestPathDynamoStore(options: DynamoStoreOptions): Dynam
       due: notOnTheRequestPath('alerts.due'),
       setDelivery: notOnTheRequestPath('alerts.setDelivery'),
       list: notOnTheRequestPath('alerts.list'),
+    },
+    audit: {
+      append: notOnTheRequestPath('audit.append'),
+      list: notOnTheRequestPath('audit.list'),
     },
     sessions: {
       create: notOnTheRequestPath('sessions.create'),

@@ -4,6 +4,7 @@ import type { GatewayStore } from '../store-port.ts';
 import type { TableLogicalName } from '../table-definitions.ts';
 import { dynamoAdmission } from './dynamo-admission.ts';
 import { dynamoAlerts } from './dynamo-alerts.ts';
+import { dynamoAudit } from './dynamo-audit.ts';
 import { dynamoConnections } from './dynamo-connections.ts';
 import { dynamoKeys } from './dynamo-keys.ts';
 import { dynamoLegacyUsage } from './dynamo-legacy-usage.ts';
@@ -55,6 +56,7 @@ export function createDynamoStore(options: DynamoStoreOptions): DynamoStore {
     legacyUsage: dynamoLegacyUsage(tables),
     earlierRecords: dynamoEarlierRecords(tables),
     alerts: dynamoAlerts(tables),
+    audit: dynamoAudit(tables),
     sessions: sessionStoreOver(dynamoSignInItems(tables)),
     async close() {
       client.destroy();

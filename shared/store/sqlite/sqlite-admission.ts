@@ -9,6 +9,7 @@ import type { KeyAdmissionState, MemberAccount } from '../control-items.ts';
 import type { AdmissionStore } from '../store-port.ts';
 import type { ClosedRequest } from '../usage-records.ts';
 import { toMemberProfile } from './sqlite-control.ts';
+import { membersToday } from './sqlite-pages.ts';
 import { closeRecordRow, insertRunningRow } from './sqlite-records.ts';
 import type { Statements } from './sqlite-statements.ts';
 
@@ -36,6 +37,8 @@ const countersSql = `
     (SELECT status FROM members WHERE id = @memberId) AS memberStatus,
     (SELECT state FROM keys WHERE id = @keyId AND member_id = @memberId) AS keyState,
     (SELECT generation FROM keys WHERE id = @keyId AND member_id = @memberId) AS keyGeneration,
+    (SELECT version FROM members WHERE id = @memberId) AS memberVersion,
+    (SELECT version FROM keys WHERE id = @keyId AND member_id = @memberId) AS keyVersion,
     (SELECT tokens FROM token_days WHERE member_id = @memberId AND day = @day) AS tokensToday,
     (SELECT requests FROM member_minutes WHERE member_id = @memberId AND minute = @minute) AS memberMinute,
     (SELECT requests FROM key_minutes WHERE key_id = @keyId AND minute = @minute) AS keyMinute,
@@ -47,6 +50,8 @@ interface CountersRow {
   memberStatus: AdmissionCounters['memberStatus'] | null;
   keyState: KeyAdmissionState['state'] | null;
   keyGeneration: number | null;
+  memberVersion: number | null;
+  keyVersion: number | null;
   tokensToday: number | null;
   memberMinute: number | null;
   keyMinute: number | null;
@@ -68,6 +73,8 @@ function toCounters(row: CountersRow): AdmissionCounters {
     memberLeases: row.memberLeases,
     keyLeases: row.keyLeases,
     holderRequestsToday: row.holderToday ?? 0,
+    // One writer, one transaction: the floor is the stored version itself.
+    policyFloor: { member: row.memberVersion ?? 0, key: row.keyVersion ?? 0 },
   };
 }
 
@@ -144,6 +151,7 @@ export function sqliteAdmission(statements: Statements): AdmissionStore {
   return {
     admit: async (request) => admitInTransaction(request),
     settle: async (closed) => settleInTransaction(closed),
+    today: async (memberIds, day, now) => membersToday(statements, memberIds, day, now),
 
     async account(memberId) {
       const member = statements.get('SELECT * FROM members WHERE id = ?').get(memberId) as

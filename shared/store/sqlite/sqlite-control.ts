@@ -10,8 +10,9 @@ import {
   toKeyView,
 } from '../control-items.ts';
 import { newId } from '../ids.ts';
-import { StoreConflictError, StoreNotFoundError } from '../store-errors.ts';
+import { StoreConflictError, StoreNotFoundError, VersionConflictError } from '../store-errors.ts';
 import type { ConnectionStore, KeyStore, MemberStore } from '../store-port.ts';
+import { keyPage, memberPage } from './sqlite-pages.ts';
 import { isUniqueViolation, type Statements } from './sqlite-statements.ts';
 
 interface MemberRow {
@@ -23,6 +24,7 @@ interface MemberRow {
   created_at: string;
   holdings_usd: number | null;
   holdings_at: string | null;
+  version: number;
 }
 
 interface KeyRow {
@@ -36,6 +38,7 @@ interface KeyRow {
   policy: string;
   created_at: string;
   key_prefix: string;
+  version: number;
 }
 
 interface ConnectionRow {
@@ -50,6 +53,7 @@ interface ConnectionRow {
   secret_name: string;
   private_network: number;
   model_limits: string;
+  version: number;
 }
 
 export function toMemberProfile(row: MemberRow): MemberProfile {
@@ -60,6 +64,7 @@ export function toMemberProfile(row: MemberRow): MemberProfile {
     status: row.status,
     policy: JSON.parse(row.policy) as Policy,
     createdAt: row.created_at,
+    version: row.version,
     ...(row.holdings_usd !== null && row.holdings_at !== null
       ? { holdings: { usd: row.holdings_usd, at: row.holdings_at } }
       : {}),
@@ -78,6 +83,7 @@ function toKeyRecord(row: KeyRow): KeyRecord {
     createdAt: row.created_at,
     rotatedAt: row.rotated_at,
     keyPrefix: row.key_prefix,
+    version: row.version,
   };
 }
 
@@ -94,18 +100,37 @@ function toConnection(row: ConnectionRow): ConnectionItem {
     enabled: row.enabled === 1,
     createdAt: row.created_at,
     secretName: row.secret_name,
+    version: row.version,
   };
 }
 
 const firstAdministratorSetting = 'first_administrator';
+
+/**
+ * ONE statement: sets the given columns (undefined ones are left alone) and bumps the version, only where the row
+ * is still at `expectedVersion`. Undefined when nothing matched: the row is absent or at another version.
+ */
+function conditionalUpdate(
+  statements: Statements,
+  table: 'members' | 'keys' | 'connections',
+  id: string,
+  expectedVersion: number,
+  columns: Record<string, string | number | null | undefined>,
+): unknown {
+  const changed = Object.entries(columns).filter(([, value]) => value !== undefined);
+  const assignments = [...changed.map(([column]) => `${column} = ?`), 'version = version + 1'].join(', ');
+  return statements
+    .get(`UPDATE ${table} SET ${assignments} WHERE id = ? AND version = ? RETURNING *`)
+    .get(...changed.map(([, value]) => value), id, expectedVersion);
+}
 
 export function sqliteMembers(statements: Statements): MemberStore {
   const read = (id: string) => statements.get('SELECT * FROM members WHERE id = ?').get(id) as MemberRow | undefined;
   const insert = (row: MemberRow) =>
     statements
       .get(
-        `INSERT INTO members (id, name, role, status, policy, created_at, holdings_usd, holdings_at)
-         VALUES (@id, @name, @role, @status, @policy, @created_at, @holdings_usd, @holdings_at)`,
+        `INSERT INTO members (id, name, role, status, policy, created_at, holdings_usd, holdings_at, version)
+         VALUES (@id, @name, @role, @status, @policy, @created_at, @holdings_usd, @holdings_at, @version)`,
       )
       .run(row);
   return {
@@ -119,6 +144,7 @@ export function sqliteMembers(statements: Statements): MemberStore {
         created_at: now.toISOString(),
         holdings_usd: null,
         holdings_at: null,
+        version: 1,
       };
       try {
         insert(row);
@@ -139,10 +165,15 @@ export function sqliteMembers(statements: Statements): MemberStore {
       return rows.map(toMemberProfile);
     },
 
+    async page(query) {
+      const { rows, next } = memberPage<MemberRow>(statements, query);
+      return { members: rows.map(toMemberProfile), next };
+    },
+
     async setStatus(id, status) {
-      const row = statements.get('UPDATE members SET status = ? WHERE id = ? RETURNING *').get(status, id) as
-        | MemberRow
-        | undefined;
+      const row = statements
+        .get('UPDATE members SET status = ?, version = version + 1 WHERE id = ? RETURNING *')
+        .get(status, id) as MemberRow | undefined;
       if (!row) throw new StoreNotFoundError('member', `No member has the id ${id}.`);
       return toMemberProfile(row);
     },
@@ -166,12 +197,27 @@ export function sqliteMembers(statements: Statements): MemberStore {
             created_at: at,
             holdings_usd: usd,
             holdings_at: at,
+            version: 1,
           });
         } else {
-          statements.get('UPDATE members SET holdings_usd = ?, holdings_at = ? WHERE id = ?').run(usd, at, id);
+          statements
+            .get('UPDATE members SET holdings_usd = ?, holdings_at = ?, version = version + 1 WHERE id = ?')
+            .run(usd, at, id);
         }
         return toMemberProfile(read(id) as MemberRow);
       });
+    },
+
+    async update(id, expectedVersion, changes) {
+      const row = conditionalUpdate(statements, 'members', id, expectedVersion, {
+        name: changes.name,
+        role: changes.role,
+        policy: changes.policy && JSON.stringify(changes.policy),
+      }) as MemberRow | undefined;
+      if (row) return toMemberProfile(row);
+      const current = read(id);
+      if (!current) throw new StoreNotFoundError('member', `No member has the id ${id}.`);
+      throw new VersionConflictError('member', toMemberProfile(current));
     },
 
     async firstAdministrator() {
@@ -221,11 +267,12 @@ export function sqliteKeys(statements: Statements): KeyStore {
           policy: JSON.stringify(input.policy),
           created_at: now.toISOString(),
           key_prefix: input.keyPrefix,
+          version: 1,
         };
         statements
           .get(
-            `INSERT INTO keys (id, member_id, name, state, generation, rotated_at, expires_at, policy, created_at, key_prefix)
-             VALUES (@id, @member_id, @name, @state, @generation, @rotated_at, @expires_at, @policy, @created_at, @key_prefix)`,
+            `INSERT INTO keys (id, member_id, name, state, generation, rotated_at, expires_at, policy, created_at, key_prefix, version)
+             VALUES (@id, @member_id, @name, @state, @generation, @rotated_at, @expires_at, @policy, @created_at, @key_prefix, @version)`,
           )
           .run(row);
         insertSecret(input.secretHash, row.id, input.memberId, 1);
@@ -254,12 +301,29 @@ export function sqliteKeys(statements: Statements): KeyStore {
       return rows.map((row) => toKeyView(toKeyRecord(row)));
     },
 
+    async page(query) {
+      const { rows, next } = keyPage<KeyRow>(statements, query);
+      return { keys: rows.map((row) => toKeyView(toKeyRecord(row))), next };
+    },
+
     async revoke(id) {
-      const row = statements.get("UPDATE keys SET state = 'revoked' WHERE id = ? RETURNING *").get(id) as
-        | KeyRow
-        | undefined;
+      const row = statements
+        .get("UPDATE keys SET state = 'revoked', version = version + 1 WHERE id = ? RETURNING *")
+        .get(id) as KeyRow | undefined;
       if (!row) throw new StoreNotFoundError('key', `No key has the id ${id}.`);
       return toKeyView(toKeyRecord(row));
+    },
+
+    async update(id, expectedVersion, changes) {
+      const row = conditionalUpdate(statements, 'keys', id, expectedVersion, {
+        name: changes.name,
+        policy: changes.policy && JSON.stringify(changes.policy),
+        expires_at: changes.expiresAt,
+      }) as KeyRow | undefined;
+      if (row) return toKeyView(toKeyRecord(row));
+      const current = read(id);
+      if (!current) throw new StoreNotFoundError('key', `No key has the id ${id}.`);
+      throw new VersionConflictError('key', toKeyView(toKeyRecord(current)));
     },
 
     /** One transaction: the next generation and its secret, so the old secret is refused from the commit on. */
@@ -274,7 +338,8 @@ export function sqliteKeys(statements: Statements): KeyStore {
         if (secretTaken(secret.secretHash))
           throw new StoreConflictError('exists', 'That secret belongs to a key already.');
         const row = statements
-          .get('UPDATE keys SET generation = generation + 1, rotated_at = ?, key_prefix = ? WHERE id = ? RETURNING *')
+          .get(`UPDATE keys SET generation = generation + 1, rotated_at = ?, key_prefix = ?, version = version + 1
+             WHERE id = ? RETURNING *`)
           .get(now.toISOString(), secret.keyPrefix, id) as KeyRow;
         insertSecret(secret.secretHash, id, row.member_id, row.generation);
         return toKeyRecord(row);
@@ -305,6 +370,8 @@ export function connectionRowValues(connection: ConnectionItem): unknown[] {
 }
 
 export function sqliteConnections(statements: Statements): ConnectionStore {
+  const read = (id: string) =>
+    statements.get('SELECT * FROM connections WHERE id = ?').get(id) as ConnectionRow | undefined;
   return {
     async create(connection) {
       try {
@@ -322,9 +389,28 @@ export function sqliteConnections(statements: Statements): ConnectionStore {
       return rows.map(toConnection);
     },
 
+    async get(id) {
+      const row = read(id);
+      return row && toConnection(row);
+    },
+
+    async update(id, expectedVersion, changes) {
+      const row = conditionalUpdate(statements, 'connections', id, expectedVersion, {
+        models: changes.models && JSON.stringify(changes.models),
+        model_limits: changes.modelLimits && JSON.stringify(changes.modelLimits),
+        base_url: changes.baseUrl,
+        enabled: changes.enabled === undefined ? undefined : changes.enabled ? 1 : 0,
+        secret_name: changes.secretName,
+      }) as ConnectionRow | undefined;
+      if (row) return toConnection(row);
+      const current = read(id);
+      if (!current) throw new StoreNotFoundError('connection', `No connection has the id ${id}.`);
+      throw new VersionConflictError('connection', toConnectionView(toConnection(current)));
+    },
+
     async setEnabled(id, enabled) {
       const row = statements
-        .get('UPDATE connections SET enabled = ? WHERE id = ? RETURNING *')
+        .get('UPDATE connections SET enabled = ?, version = version + 1 WHERE id = ? RETURNING *')
         .get(enabled ? 1 : 0, id) as ConnectionRow | undefined;
       if (!row) throw new StoreNotFoundError('connection', `No connection has the id ${id}.`);
       return toConnectionView(toConnection(row));

@@ -201,7 +201,28 @@ const migrations: readonly string[] = [
   CREATE INDEX alerts_by_time ON alerts (at, id);
   CREATE INDEX alerts_due ON alerts (due_at) WHERE due_at IS NOT NULL;
   `,
-  // 6: sign-in's items (shared/store/sign-in-items.ts): sessions, sign-ins under way, CLI grants, person links.
+  // 6: a version on every record an administrator edits (1 for the records stored before), which each update is
+  // conditional on; and the audit log of administrative changes, newest first by (at, id).
+  `
+  ALTER TABLE members ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+  ALTER TABLE keys ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+  ALTER TABLE connections ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+  CREATE INDEX keys_by_time ON keys (created_at, id);
+  CREATE INDEX members_by_time ON members (created_at, id);
+  CREATE TABLE audit_log (
+    id TEXT PRIMARY KEY,
+    at TEXT NOT NULL,
+    actor_member_id TEXT NOT NULL,
+    action TEXT NOT NULL,
+    target_type TEXT NOT NULL,
+    target_id TEXT NOT NULL,
+    entry TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX audit_by_time ON audit_log (at, id);
+  CREATE INDEX audit_by_actor ON audit_log (actor_member_id, at, id);
+  CREATE INDEX audit_by_target ON audit_log (target_id, at, id);
+  `,
+  // 7: sign-in's items (shared/store/sign-in-items.ts): sessions, sign-ins under way, CLI grants, person links.
   `
   CREATE TABLE sign_in_items (
     kind TEXT NOT NULL,

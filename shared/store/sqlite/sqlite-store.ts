@@ -4,6 +4,7 @@ import { sessionStoreOver } from '../sign-in-items.ts';
 import type { GatewayStore } from '../store-port.ts';
 import { sqliteAdmission } from './sqlite-admission.ts';
 import { sqliteAlerts } from './sqlite-alerts.ts';
+import { sqliteAudit } from './sqlite-audit.ts';
 import { sqliteConnections, sqliteKeys, sqliteMembers } from './sqlite-control.ts';
 import { guardVerbs, openDatabase, type SqliteOptions } from './sqlite-database.ts';
 import { sqliteRecords } from './sqlite-records.ts';
@@ -54,6 +55,7 @@ export function openSqliteStore(options: SqliteOptions): SqliteStore {
     // An earlier data folder is imported whole at the first start (shared/store/upgrade/): nothing is left to carry.
     earlierRecords: nothingToMigrate,
     alerts: guardVerbs(sqliteAlerts(statements), committed),
+    audit: guardVerbs(sqliteAudit(statements), committed),
     sessions: guardVerbs(sessionStoreOver(sqliteSignInItems(statements)), committed),
     async close() {
       if (database.open) statements.flush();

@@ -127,6 +127,8 @@ export async function importDynamoTables(
     else if (pk === 'meta#bootstrap') bootstrap = item as unknown as BootstrapItem;
     // Where the migration of the earlier layout stood: SQLite holds every record whole, so nothing is left to carry.
     else if (pk === earlierMigrationProgressKey) continue;
+    // The audit log stays in the DynamoDB tables it was written to; the SQLite store starts a log of its own.
+    else if (pk.startsWith('audit#') || pk.startsWith('audit-')) continue;
     else throw new Error(`the control table holds an item this version cannot import: ${pk}`);
   }
 
