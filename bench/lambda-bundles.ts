@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { type BuildOptions, build, type Metafile } from 'esbuild';
-import { bundleAliases, lambdaBundling } from '../infra/lambda-bundling.ts';
+import type { BuildOptions } from 'esbuild';
+import { awsSdkPackages, buildLambdaBundle, bundleOutputRoot } from '../infra/lambda-bundle-build.ts';
 import { backgroundFunctionIds } from '../infra/stream-functions.ts';
 import { functionIds } from '../shared/http/route-table.ts';
 import { percentile } from './statistics.ts';
@@ -27,62 +27,27 @@ export interface BundleFigures {
 
 const initRuns = 7;
 
-/** What NodejsFunction leaves out with `bundleAwsSDK: false`, for the runtime's copy to supply. */
-const awsSdkPackages = ['@aws-sdk/*', '@smithy/*'];
-
-/**
- * The options `GatewayFunction` (infra/gateway-function.ts) passes to NodejsFunction, from the module both read,
- * in esbuild's terms and with the target NodejsFunction derives from the functions' Node 24 runtime, so that
- * sizes are those of the assets `cdk deploy` uploads.
- */
-const cdkBundling: BuildOptions = {
-  bundle: true,
-  platform: 'node',
-  target: 'node24',
-  format: lambdaBundling.format,
-  mainFields: [...lambdaBundling.mainFields],
-  banner: { js: lambdaBundling.banner },
-  minify: lambdaBundling.minify,
-  sourcemap: lambdaBundling.sourceMap,
-  sourcesContent: lambdaBundling.sourcesContent,
-  external: lambdaBundling.bundleAwsSDK ? [] : awsSdkPackages,
-  alias: { ...bundleAliases },
-  metafile: true,
-  logLevel: 'silent',
-};
-
-/**
- * Bundles go below node_modules/.cache: a variant that leaves the SDK out resolves it from there, as a function
- * without a bundled SDK resolves the runtime's.
- */
-async function outputRoot(projectRoot: string): Promise<string> {
-  const parent = join(projectRoot, 'node_modules', '.cache');
-  await mkdir(parent, { recursive: true });
-  return mkdtemp(join(parent, 'gateway-bundles-'));
-}
-
 async function bundleAndTime(
   root: string,
   entry: string,
   name: string,
   extra: BuildOptions = {},
 ): Promise<Omit<BundleFigures, 'functionId'>> {
-  const outfile = join(root, name, 'index.mjs');
-  const result = await build({ ...cdkBundling, ...extra, entryPoints: [entry], outfile });
+  const { outfile, bytes, heaviestInputs } = await buildLambdaBundle(root, entry, name, extra);
   const initRunsMs: number[] = [];
   for (let index = 0; index < initRuns; index++) initRunsMs.push(await measureInit(outfile));
   return {
-    bytes: (await stat(outfile)).size,
+    bytes,
     initMs: percentile(initRunsMs, 50),
     initMinMs: Math.min(...initRunsMs),
     initRunsMs,
-    heaviestInputs: heaviestPackages(result.metafile ?? { inputs: {}, outputs: {} }),
+    heaviestInputs,
   };
 }
 
 /** Every function the stack deploys (the route table's and the scheduled ones), bundled as the stack bundles it. */
 export async function measureBundles(projectRoot: string): Promise<BundleFigures[]> {
-  const root = await outputRoot(projectRoot);
+  const root = await bundleOutputRoot(projectRoot);
   try {
     const figures: BundleFigures[] = [];
     for (const functionId of [...functionIds, ...backgroundFunctionIds]) {
@@ -119,7 +84,7 @@ export interface BundleVariant {
  * (`bundleAwsSDK: false`), to weigh its bytes against the init time it saves or costs.
  */
 export async function measureBundleVariants(projectRoot: string): Promise<BundleVariant[]> {
-  const root = await outputRoot(projectRoot);
+  const root = await bundleOutputRoot(projectRoot);
   const entry = join(projectRoot, 'functions', 'chat-completions.ts');
   try {
     const variants: [string, BuildOptions][] = [
@@ -156,19 +121,4 @@ async function measureInit(bundle: string): Promise<number> {
     env: { PATH: process.env.PATH, AWS_REGION: 'us-east-1', AWS_LAMBDA_FUNCTION_NAME: 'bench' },
   });
   return Number(stdout);
-}
-
-/** Bytes of output per npm package (or `(project)` for the gateway's own code). */
-function heaviestPackages(metafile: Metafile): { name: string; bytes: number }[] {
-  const inputs = Object.entries(metafile.outputs).find(([path]) => path.endsWith('.mjs'))?.[1].inputs ?? {};
-  const byPackage = new Map<string, number>();
-  for (const [path, { bytesInOutput }] of Object.entries(inputs)) {
-    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
-    const name = match?.[1] ?? '(project)';
-    byPackage.set(name, (byPackage.get(name) ?? 0) + bytesInOutput);
-  }
-  return [...byPackage.entries()]
-    .map(([name, bytes]) => ({ name, bytes }))
-    .sort((a, b) => b.bytes - a.bytes)
-    .slice(0, 5);
 }

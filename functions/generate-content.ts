@@ -1,4 +1,5 @@
 import { handleInference } from '../shared/pipeline/handle-inference.ts';
+import { geminiReach } from '../shared/translation/client-reach/gemini-reach.ts';
 import { geminiClientWire } from '../shared/wires/gemini/gemini-client-wire.ts';
 import { openRequestPathStore } from './request-path-store.ts';
 import { streamingEntry } from './streaming-entry.ts';
@@ -8,6 +9,6 @@ import { streamingEntry } from './streaming-entry.ts';
  * `alt=sse`, else one JSON array), also as `/v1beta/<provider>/<model>:…` and under `/<prefix>/`.
  */
 export const handler = streamingEntry(
-  (services, request, route) => handleInference(services, request, route, geminiClientWire),
+  (services, request, route) => handleInference(services, request, route, geminiClientWire, geminiReach),
   openRequestPathStore,
 );

@@ -256,9 +256,14 @@ export class GatewayStack extends Stack {
       value: gatewayUrl,
       description: 'The gateway address; the OpenAI SDK adds /v1, the Anthropic and Google SDKs take it as it is.',
     });
+    // The two pages of the one static build: the usage view and the admin console.
+    const pageOutputs: Readonly<Record<string, string>> = {
+      'usage-page': stackOutputKeys.usagePageUrl,
+      'admin-console': stackOutputKeys.consoleUrl,
+    };
     for (const site of staticSites) {
-      if (site.route.build !== 'usage-page') continue;
-      new CfnOutput(this, stackOutputKeys.usagePageUrl, { value: `${gatewayUrl}${site.route.path}` });
+      const outputKey = pageOutputs[site.route.id];
+      if (outputKey) new CfnOutput(this, outputKey, { value: `${gatewayUrl}${site.route.path}` });
     }
     // Where rotation puts a new origin secret (docs/deploy-aws.md, "Rotating the origin secret"): ARNs, never the values.
     for (const slot of originSecretSlots) {

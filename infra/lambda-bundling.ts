@@ -11,11 +11,12 @@ const requireShimBanner = "import { createRequire } from 'module'; const require
 
 /**
  * Packages the bundles replace, with what replaces them (esbuild's `alias`): see infra/lambda-credentials.ts and
- * infra/lambda-event-streams.ts.
+ * infra/lambda-event-streams.ts and infra/lambda-lru-cache.ts.
  */
 export const bundleAliases: Readonly<Record<string, string>> = {
   '@aws-sdk/credential-provider-node': fileURLToPath(new URL('./lambda-credentials.ts', import.meta.url)),
   '@smithy/core/event-streams': fileURLToPath(new URL('./lambda-event-streams.ts', import.meta.url)),
+  'mnemonist/lru-cache': fileURLToPath(new URL('./lambda-lru-cache.ts', import.meta.url)),
 };
 
 export const lambdaBundling = {

@@ -9,6 +9,8 @@ export const stackOutputKeys = {
   /** `https://<distribution>`: the gateway address; SDKs take `<it>/v1` as their base URL. */
   gatewayUrl: 'GatewayUrl',
   usagePageUrl: 'UsagePageUrl',
+  /** `https://<distribution>/app/admin`: the admin console. */
+  consoleUrl: 'ConsoleUrl',
   stage: 'Stage',
   region: 'Region',
 } as const;

@@ -1,9 +1,12 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
-/** One file of the built usage page, relative to the page's path (`/app/usage/<path>`; '' is the page itself). */
+/**
+ * One file of the built pages, relative to a static route's path (`/app/usage/<path>`, `/app/admin/<path>`).
+ * Both routes serve the same files; each answers its own path with its own `indexFile`.
+ */
 export interface PageFile {
   path: string;
   contentType: string;
@@ -11,12 +14,14 @@ export interface PageFile {
 }
 
 const webRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'web');
-/** In cascade order: the frame first, then the figures and the phone layout that overrides both. */
-const styleSheets = ['page.css', 'usage-data.css'];
+/** In cascade order: the frame first, then the figures and the phone layout that overrides both, then the console. */
+const styleSheets = ['page.css', 'usage-data.css', 'console.css'];
+/** The HTML of each page; each loads its own entry script, which imports shared chunks beside it. */
+const htmlFiles = ['index.html', 'admin.html'];
 
 /**
- * Response headers of the page and its assets, on both hosts (the CDK stack's response-headers policy should
- * carry the same). The page loads nothing from elsewhere: scripts, styles and the chart library are its own.
+ * Response headers of the pages and their assets, on both hosts (the CDK stack's response-headers policy carries
+ * the same). The pages load nothing from elsewhere: scripts, styles and the chart library are their own.
  */
 export const usagePageHeaders: Readonly<Record<string, string>> = {
   'content-security-policy':
@@ -25,51 +30,62 @@ export const usagePageHeaders: Readonly<Record<string, string>> = {
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
-  // Asset names carry no content hash, so a browser revalidates instead of keeping an old build.
+  // Entry names carry no content hash, so a browser revalidates instead of keeping an old build.
   'cache-control': 'no-cache',
 };
 
 /**
- * Builds the page: web/src bundled with its chart library (Chart.js, from node_modules, no CDN) into one
- * minified `app.js`, beside `index.html` and `styles.css`. Kept in memory so the local host needs no build
- * step and tests running side by side never race on a folder.
+ * Builds both pages in one esbuild run: the usage view (`app.js`) and the console (`admin.js`), Preact and JSX
+ * compiled by esbuild itself, with code splitting, so what both share is one chunk and the chart library
+ * (Chart.js, from node_modules, no CDN) is a chunk of its own, loaded when a chart is first shown. Kept in memory
+ * so the local host needs no build step and tests running side by side never race on a folder.
  */
 export async function buildUsagePage(): Promise<PageFile[]> {
+  const outdir = join(webRoot, 'dist-in-memory');
   const bundle = await build({
-    entryPoints: [join(webRoot, 'src', 'main.ts')],
+    entryPoints: { app: join(webRoot, 'src', 'usage', 'main.tsx'), admin: join(webRoot, 'src', 'admin', 'main.tsx') },
     bundle: true,
+    splitting: true,
     minify: true,
     format: 'esm',
     target: ['es2022'],
     platform: 'browser',
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
     write: false,
-    outfile: 'app.js',
-    // Chart.js is MIT-licensed: its notice must travel with the copy.
+    outdir,
+    entryNames: '[name]',
+    chunkNames: 'chunk-[hash]',
+    // Chart.js and Preact are MIT-licensed: their notices must travel with the copy.
     legalComments: 'eof',
     logLevel: 'silent',
   });
-  const script = bundle.outputFiles[0];
-  if (!script) throw new Error('esbuild produced no bundle for the usage page');
-  // One stylesheet for the browser, kept as two files of one concern each in the source.
-  const [html, ...styles] = await Promise.all([
-    readFile(join(webRoot, 'index.html')),
-    ...styleSheets.map((name) => readFile(join(webRoot, 'styles', name), 'utf8')),
+  if (bundle.outputFiles.length === 0) throw new Error('esbuild produced no bundle for the pages');
+  const scripts = bundle.outputFiles.map((file) => ({
+    path: basename(file.path),
+    contentType: 'text/javascript; charset=utf-8',
+    body: file.contents,
+  }));
+  // One stylesheet for the browser, kept as files of one concern each in the source.
+  const [pages, styles] = await Promise.all([
+    Promise.all(htmlFiles.map((name) => readFile(join(webRoot, name)))),
+    Promise.all(styleSheets.map((name) => readFile(join(webRoot, 'styles', name), 'utf8'))),
   ]);
-  const css = new TextEncoder().encode(styles.join('\n'));
   return [
-    { path: '', contentType: 'text/html; charset=utf-8', body: html },
-    { path: 'app.js', contentType: 'text/javascript; charset=utf-8', body: script.contents },
-    { path: 'styles.css', contentType: 'text/css; charset=utf-8', body: css },
+    ...htmlFiles.map((name, index) => ({
+      path: name,
+      contentType: 'text/html; charset=utf-8',
+      body: pages[index] as Uint8Array,
+    })),
+    ...scripts,
+    { path: 'styles.css', contentType: 'text/css; charset=utf-8', body: new TextEncoder().encode(styles.join('\n')) },
   ];
 }
 
-/**
- * Writes the built page to a folder for an S3 deployment: the page itself as `index.html` (CloudFront answers
- * `/app/usage` with it), its assets beside it.
- */
+/** Writes the built pages to a folder for an S3 deployment; each route's index file is among them. */
 export async function writeUsagePage(outputDirectory: string): Promise<string[]> {
   const files = await buildUsagePage();
   await mkdir(outputDirectory, { recursive: true });
-  await Promise.all(files.map((file) => writeFile(join(outputDirectory, file.path || 'index.html'), file.body)));
-  return files.map((file) => file.path || 'index.html');
+  await Promise.all(files.map((file) => writeFile(join(outputDirectory, file.path), file.body)));
+  return files.map((file) => file.path);
 }

@@ -36,7 +36,7 @@ export async function serveStaticPage(
     return;
   }
   const relative = pathname === route.path ? '' : pathname.slice(route.path.length + 1);
-  const file = files.get(relative === route.indexFile ? '' : relative);
+  const file = files.get(relative === '' ? route.indexFile : relative);
   if (!file) {
     response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found.');
     return;

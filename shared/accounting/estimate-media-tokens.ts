@@ -1,4 +1,7 @@
-import { imageSize } from 'image-size';
+import { GIF } from 'image-size/types/gif';
+import { JPG } from 'image-size/types/jpg';
+import { PNG } from 'image-size/types/png';
+import { WEBP } from 'image-size/types/webp';
 import { type MediaModality, modalityOfMediaType } from '../wires/input-media.ts';
 
 /**
@@ -7,11 +10,12 @@ import { type MediaModality, modalityOfMediaType } from '../wires/input-media.ts
  * a vision model reads pixels, not bytes, so the rule is per kind.
  *
  * - **An image** counts one token per 14×14-pixel patch of its size as its header states it (PNG, JPEG, GIF,
- *   WebP and the other formats `image-size` reads), and at least 258. 14 pixels is the finest patch of the vision
+ *   WebP: the formats every vendor takes), and at least 258. 14 pixels is the finest patch of the vision
  *   encoders in use (the alpha family's MoonViT, Qwen's and Llama's encoders); the vendors merge patches (2×2 for
  *   the alpha family and Qwen: one token per 28×28) and shrink large images (Anthropic to 1.15 megapixels, about
  *   1,600 tokens; OpenAI to 2048×768 tiles), so what they bill is several times lower; 258 is Gemini's flat price
- *   of a small image, the highest of a tiny one. An image whose header cannot be read is priced as its text.
+ *   of a small image, the highest of a tiny one. An image whose header cannot be read, or in another format (HEIF,
+ *   BMP, TIFF: read by no detector here, to keep `image-size`'s other 20 out of the bundles), is priced as its text.
  * - **A video** is priced as its text — about 1.3 tokens a byte, for ordinary video hundreds of times what a vendor
  *   bills for its length (Gemini documents 263 tokens a second) — and marks the request, so that where the model's
  *   context window is stated the reservation holds the whole window for the input (`reservedInputTokens`): its
@@ -55,11 +59,21 @@ export function estimateMediaTokens(
 /** One token per 14×14 patch of the image's stated size, at least 258; undefined when its header cannot be read. */
 export function imageTokens(base64: string): number | undefined {
   try {
-    const { width, height } = imageSize(Buffer.from(base64, 'base64'));
+    const { width, height } = imageHeaderSize(Buffer.from(base64, 'base64')) ?? {};
+    if (width === undefined || height === undefined) return undefined;
     if (!(width > 0 && height > 0)) return undefined;
     const patches = Math.ceil(width / imagePatchPixels) * Math.ceil(height / imagePatchPixels);
     return Math.max(smallestImageTokens, patches);
   } catch {
     return undefined;
   }
+}
+
+/** The detectors of the formats vision models take, from `image-size`, without the rest of its formats. */
+const imageDetectors = [PNG, JPG, GIF, WEBP];
+
+/** The size an image's header states, by the first detector that recognizes it. */
+function imageHeaderSize(bytes: Uint8Array): { width: number; height: number } | undefined {
+  const detector = imageDetectors.find((candidate) => candidate.validate(bytes));
+  return detector?.calculate(bytes);
 }

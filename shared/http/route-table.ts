@@ -225,6 +225,16 @@ export const staticRoutes: readonly StaticRouteDefinition[] = [
     build: 'usage-page',
     indexFile: 'index.html',
   },
+  {
+    // The admin console: the same build as the usage view, answered with its own page.
+    id: 'admin-console',
+    method: 'GET',
+    path: '/app/admin',
+    match: 'prefix',
+    origin: 'static-site',
+    build: 'usage-page',
+    indexFile: 'admin.html',
+  },
 ];
 
 /** The static route serving a path (the page itself or one of its assets), if any. */

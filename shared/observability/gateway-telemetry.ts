@@ -1,43 +1,22 @@
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { GatewayConfig } from '../config/gateway-config.ts';
 import type { RecordOutcome, RunningRecord } from '../store/usage-records.ts';
+import { emfLine, type MetricValue } from './emf-line.ts';
 import { logger } from './logger.ts';
 import { gatewayMetricNames, metricsServiceName } from './metric-names.ts';
 
-/** One of Powertools' units; the package exports them as a constant object, not as a type. */
-type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
-
-const emitters = new Map<string, Metrics>();
+/** CloudWatch's units, by the names the calls below use. */
+const MetricUnit = { Count: 'Count', Milliseconds: 'Milliseconds' } as const;
 
 /**
- * The Powertools metrics emitter of a namespace, or none when the host configured no namespace (the local host):
- * EMF lines only mean something where CloudWatch Logs reads them.
+ * Writes one EMF line, or nothing when the host configured no namespace (the local host): EMF lines only mean
+ * something where CloudWatch Logs reads them. One line holds exactly one event's values even when a process (the
+ * local host) serves many requests at once.
  */
-function metricsFor(config: GatewayConfig): Metrics | undefined {
+function emit(config: GatewayConfig, values: readonly MetricValue[], requestId?: string): void {
   const namespace = config.metricsNamespace;
-  if (namespace === undefined) return undefined;
-  let metrics = emitters.get(namespace);
-  if (!metrics) {
-    metrics = new Metrics({ namespace, serviceName: metricsServiceName });
-    emitters.set(namespace, metrics);
-  }
-  return metrics;
-}
-
-/**
- * Adds and publishes in one synchronous step, so one EMF line holds exactly one event's values even when a process
- * (the local host) serves many requests at once.
- */
-function emit(
-  config: GatewayConfig,
-  values: readonly (readonly [name: string, unit: Unit, value: number])[],
-  requestId?: string,
-): void {
-  const metrics = metricsFor(config);
-  if (!metrics) return;
-  for (const [name, unit, value] of values) metrics.addMetric(name, unit, value);
-  if (requestId !== undefined) metrics.addMetadata('requestId', requestId);
-  metrics.publishStoredMetrics();
+  if (namespace === undefined) return;
+  const metadata: Record<string, string> = requestId === undefined ? {} : { requestId };
+  process.stdout.write(`${emfLine(namespace, metricsServiceName, values, metadata, Date.now())}\n`);
 }
 
 /** One response of a function URL entry; counted for every request, also those refused before admission. */
@@ -72,7 +51,7 @@ export function recordSettlement(config: GatewayConfig, record: RunningRecord, o
     accountingSource: outcome.source,
     durationMs: outcome.durationMs,
   });
-  const tokens: [string, Unit, number][] = [];
+  const tokens: MetricValue[] = [];
   // A count the provider did not report stays out of the sums rather than counting as 0.
   if (outcome.inputTokens !== null) {
     tokens.push([gatewayMetricNames.inputTokens, MetricUnit.Count, outcome.inputTokens]);

@@ -1,6 +1,6 @@
 /**
  * What the functions emit and the stack's alarms read, named once so the two cannot drift apart. Every metric
- * carries the one `service` dimension Powertools adds; the namespace names the stage.
+ * carries the one `service` dimension (emf-line.ts writes it); the namespace names the stage.
  */
 export const metricsServiceName = 'model-gateway';
 

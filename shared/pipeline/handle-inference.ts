@@ -22,11 +22,11 @@ import { logger } from '../observability/logger.ts';
 import type { GenAiOperation, RequestTrace, RoutedRequest } from '../observability/request-trace.ts';
 import { newId } from '../store/ids.ts';
 import { AdmissionRefusedError } from '../store/store-errors.ts';
+import type { ClientWireReach } from '../translation/client-wire-reach.ts';
 import { translateRequest, type WireTranslation } from '../translation/wire-translation.ts';
 import type { ClientWireFormat, StreamFraming, WireRequest } from '../wires/client-wire-format.ts';
 import { parseJson } from '../wires/parse-json.ts';
 import type { UpstreamHttpRequest, UpstreamWireFormat } from '../wires/upstream-wire-format.ts';
-import { upstreamWireFor } from '../wires/upstream-wires.ts';
 import { clientWiresServedBy, type ErrorEnvelope } from '../wires/wire-names.ts';
 import { dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
 import { forwardedHeaders, withForwardedHeaders } from './forwarded-headers.ts';
@@ -46,6 +46,7 @@ export async function handleInference<Request extends WireRequest, ClientEvent, 
   request: GatewayRequest,
   route: RouteMatch,
   clientWire: ClientWireFormat<Request, ClientEvent, UpstreamEvent>,
+  reach: ClientWireReach,
 ): Promise<GatewayResponse> {
   const deadline = startRequestDeadline(services.config.maxRequestMs);
   const framing = clientWire.streamFraming?.({ innerPath: route.innerPath, query: request.query });
@@ -53,7 +54,7 @@ export async function handleInference<Request extends WireRequest, ClientEvent, 
   const trace = services.telemetry?.startRequest({ headers: request.headers, clientWire: clientWire.wire });
   let admitted: AdmissionHandle | undefined;
   try {
-    let prepared = await prepareRequest(services, request, route, clientWire, framing, { admittedAfter: true });
+    let prepared = await prepareRequest(services, request, route, clientWire, reach, framing, { admittedAfter: true });
     if (trace) trace.routed(routedRequest(clientWire.wire, prepared));
     try {
       admitted = await admitRequest(services, { ...prepared.admission, deadline, trace });
@@ -62,7 +63,7 @@ export async function handleInference<Request extends WireRequest, ClientEvent, 
       // An administrator changed the member's or key's policy since the cached principal was read (perhaps on
       // another instance): read it again, consistently, and authorize and admit once more under the new policy.
       services.caches.principals.clear();
-      prepared = await prepareRequest(services, request, route, clientWire, framing, { admittedAfter: false });
+      prepared = await prepareRequest(services, request, route, clientWire, reach, framing, { admittedAfter: false });
       if (trace) trace.routed(routedRequest(clientWire.wire, prepared));
       admitted = await admitRequest(services, { ...prepared.admission, deadline, trace });
     }
@@ -141,6 +142,7 @@ async function prepareRequest<Request extends WireRequest, ClientEvent, Upstream
   request: GatewayRequest,
   route: RouteMatch,
   clientWire: ClientWireFormat<Request, ClientEvent, UpstreamEvent>,
+  reach: ClientWireReach,
   framing: StreamFraming | undefined,
   /** Whether the principal may come from the cache (admission's condition re-checks it), see authenticate. */
   options: { admittedAfter: boolean },
@@ -174,10 +176,12 @@ async function prepareRequest<Request extends WireRequest, ClientEvent, Upstream
   });
   assertFitsContextWindow({ publicId: model.publicId, limits }, inputEstimate, requestedOutput);
   const requestId = newId('req');
-  const upstreamWire = upstreamWireFor(connection.wire);
+  const upstreamWire = reach.upstreamWires[connection.wire];
+  // Routing only picks a connection the client wire reaches (translation-paths.ts), each in its function's reach.
+  if (!upstreamWire) throw new Error(`the ${connection.wire} upstream wire is not in this function's reach`);
   const translation = translateRequest(
     clientRequest,
-    { clientWire, upstreamWire, catalog: model.catalog, framing },
+    { clientWire, upstreamWire, catalog: model.catalog, framing, hops: reach.hops },
     {
       requestId,
       publicModel: model.publicId,

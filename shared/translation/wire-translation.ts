@@ -5,12 +5,8 @@ import type { ClientChunk, RelayedEvent } from '../streams/relayed-event.ts';
 import type { ClientWireFormat, StreamFraming, WireRequest } from '../wires/client-wire-format.ts';
 import type { UpstreamWireFormat } from '../wires/upstream-wire-format.ts';
 import type { ClientWire, UpstreamWire } from '../wires/wire-names.ts';
-import { chatToConverseHop } from './chat-to-converse/chat-to-converse-hop.ts';
-import { chatToMessagesHop } from './chat-to-messages/chat-to-messages-hop.ts';
 import { framedPassThroughStream, passThroughStream, translatedStream } from './client-stream.ts';
-import { messagesToChatHop } from './messages-to-chat/messages-to-chat-hop.ts';
 import { applyReasoningEffort } from './reasoning-effort.ts';
-import { responsesToChatHop } from './responses-to-chat/responses-to-chat-hop.ts';
 import { applyThinkingMode } from './thinking-mode.ts';
 import { assertThinkingNotSwitchedOff } from './thinking-required.ts';
 import type { HopExchange, TranslationContext, TranslationHop } from './translation-hop.ts';
@@ -20,24 +16,20 @@ import { type TranslationHopName, translationHopTarget, translationPath } from '
  * Any hop, its types erased: the chain is chosen per request, so the joints between hops are checked by the
  * hops' own types (each hop's far side is the next hop's near side), not here.
  */
-type AnyHop = TranslationHop<unknown, unknown, unknown, unknown, unknown, unknown>;
+export type AnyHop = TranslationHop<unknown, unknown, unknown, unknown, unknown, unknown>;
 type AnyExchange = HopExchange<unknown, unknown, unknown, unknown, unknown>;
 
-function hopImplementation(name: TranslationHopName): AnyHop {
-  switch (name) {
-    case 'responses-to-chat':
-      return responsesToChatHop;
-    case 'chat-to-messages':
-      return chatToMessagesHop;
-    case 'messages-to-chat':
-      return messagesToChatHop;
-    case 'chat-to-converse':
-      return chatToConverseHop;
-    default: {
-      const unknownHop: never = name;
-      throw new Error(`unknown translation hop ${String(unknownHop)}`);
-    }
-  }
+/**
+ * The hops one function carries: those its client wire's requests can take (see shared/translation/client-reach/).
+ * They are handed in rather than imported here so that each Lambda bundle holds only its own wire's translators
+ * (docs/bundles.md); test/translation/client-reach.test.ts proves every reachable path is covered.
+ */
+export type TranslationHops = { readonly [Name in TranslationHopName]?: AnyHop };
+
+function hopImplementation(hops: TranslationHops, name: TranslationHopName): AnyHop {
+  const hop = hops[name];
+  if (!hop) throw new Error(`the ${name} translation hop is not among this function's hops`);
+  return hop;
 }
 
 /**
@@ -85,6 +77,8 @@ export interface TranslationRoute<Request extends WireRequest, ClientEvent, Upst
   catalog: CatalogModel | undefined;
   /** The framing the client asked for when it is not server-sent events (see ClientWireFormat.streamFraming). */
   framing?: StreamFraming | undefined;
+  /** The hops this client wire can take (shared/translation/client-reach/). */
+  hops: TranslationHops;
 }
 
 /**
@@ -100,7 +94,7 @@ export function translateRequest<Request extends WireRequest, ClientEvent, Upstr
   route: TranslationRoute<Request, ClientEvent, UpstreamEvent>,
   context: Omit<TranslationContext, 'nearestTheClient'>,
 ): WireTranslation {
-  const { clientWire, upstreamWire, catalog, framing } = route;
+  const { clientWire, upstreamWire, catalog, framing, hops } = route;
   if (catalog?.thinkingRequired) assertThinkingNotSwitchedOff(clientRequest);
   const inItsForm = (wire: ClientWire | UpstreamWire, request: WireRequest) =>
     withModelRules(wire, request, catalog, context.outputAllowance);
@@ -134,7 +128,7 @@ export function translateRequest<Request extends WireRequest, ClientEvent, Upstr
   if (framing) throw new Error(`no framing but server-sent events for a translation to ${upstreamWire.wire}`);
   // Nearest the client first; each hop translates the request the one before it produced.
   const exchanges: AnyExchange[] = path.map((name, position) => {
-    const exchange = hopImplementation(name).translate(request, { ...context, nearestTheClient: position === 0 });
+    const exchange = hopImplementation(hops, name).translate(request, { ...context, nearestTheClient: position === 0 });
     const translated = exchange.request as WireRequest;
     request = inItsForm(translationHopTarget(name), translated);
     return exchange;

@@ -18,7 +18,7 @@ const dynamoActions: Readonly<Record<string, string>> = {
 
 /**
  * The SecretStore methods and the Secrets Manager actions each one calls (shared/secrets/secrets-manager-store.ts:
- * `read` is Powertools' getSecret, a GetSecretValue; `write` creates, or puts when the secret exists; `remove`
+ * `read` is a GetSecretValue (cached); `write` creates, or puts when the secret exists; `remove`
  * deletes). test/secrets/secrets-manager-store.test.ts holds the store to the write and remove calls.
  */
 const secretActions: Readonly<Record<string, readonly string[]>> = {

@@ -3,6 +3,7 @@ import { catalogModels } from '../../shared/catalog/catalog-data.ts';
 import { GatewayError } from '../../shared/http/gateway-error.ts';
 import { runTransformer } from '../../shared/streams/event-transformer.ts';
 import type { ClientChunk } from '../../shared/streams/relayed-event.ts';
+import { everyHop } from '../../shared/translation/client-reach/every-hop.ts';
 import type { TranslationContext } from '../../shared/translation/translation-hop.ts';
 import { translateRequest } from '../../shared/translation/wire-translation.ts';
 import { anthropicMessagesClientWire } from '../../shared/wires/anthropic-messages/anthropic-messages-client-wire.ts';
@@ -66,7 +67,7 @@ describe('a pass-through', () => {
   it('sends the typed request on with every field the client sent', () => {
     const translation = translateRequest(
       clientRequest(openaiChatClientWire, body),
-      { clientWire: openaiChatClientWire, upstreamWire: openaiChatUpstreamWire, catalog: undefined },
+      { clientWire: openaiChatClientWire, upstreamWire: openaiChatUpstreamWire, catalog: undefined, hops: everyHop },
       context,
     );
     expect(translation.upstreamRequest).toEqual(body);
@@ -77,7 +78,7 @@ describe('a pass-through', () => {
   it("applies the model's chat rules: the reasoning effort, default filled in (K3 route)", () => {
     const translation = translateRequest(
       clientRequest(openaiChatClientWire, { ...body, model: 'alpha/alpha-k3' }),
-      { clientWire: openaiChatClientWire, upstreamWire: openaiChatUpstreamWire, catalog: k3 },
+      { clientWire: openaiChatClientWire, upstreamWire: openaiChatUpstreamWire, catalog: k3, hops: everyHop },
       context,
     );
     expect(translation.upstreamRequest).toMatchObject({
@@ -97,7 +98,12 @@ describe("the model's thinking rule", () => {
             messages: [{ role: 'user', content: 'hi' }],
             thinking: { type: 'disabled' },
           }),
-          { clientWire: openaiChatClientWire, upstreamWire: anthropicMessagesUpstreamWire, catalog: k27 },
+          {
+            clientWire: openaiChatClientWire,
+            upstreamWire: anthropicMessagesUpstreamWire,
+            catalog: k27,
+            hops: everyHop,
+          },
           context,
         ),
       400,
@@ -112,7 +118,7 @@ describe("the model's thinking rule", () => {
             input: 'hi',
             reasoning: { effort: 'none' },
           }),
-          { clientWire: openaiResponsesClientWire, upstreamWire: openaiChatUpstreamWire, catalog: k3 },
+          { clientWire: openaiResponsesClientWire, upstreamWire: openaiChatUpstreamWire, catalog: k3, hops: everyHop },
           context,
         ),
       400,
@@ -129,7 +135,12 @@ describe('Responses to a messages-format upstream, through the chat hub (K2.7)',
       instructions: 'Be brief.',
       stream: true,
     }),
-    { clientWire: openaiResponsesClientWire, upstreamWire: anthropicMessagesUpstreamWire, catalog: k27 },
+    {
+      clientWire: openaiResponsesClientWire,
+      upstreamWire: anthropicMessagesUpstreamWire,
+      catalog: k27,
+      hops: everyHop,
+    },
     context,
   );
 
@@ -180,10 +191,16 @@ describe('Responses to a messages-format upstream, through the chat hub (K2.7)',
 describe("thinking mode's rules, one rule for every route to K2.7", () => {
   const messagesRoute = {
     clientWire: anthropicMessagesClientWire,
+    hops: everyHop,
     upstreamWire: anthropicMessagesUpstreamWire,
     catalog: k27,
   };
-  const chatRoute = { clientWire: openaiChatClientWire, upstreamWire: anthropicMessagesUpstreamWire, catalog: k27 };
+  const chatRoute = {
+    clientWire: openaiChatClientWire,
+    upstreamWire: anthropicMessagesUpstreamWire,
+    catalog: k27,
+    hops: everyHop,
+  };
 
   it('turn thinking on in a messages client`s own request, passed through with every other field', () => {
     const translation = translateRequest(
@@ -246,7 +263,7 @@ describe("thinking mode's rules, one rule for every route to K2.7", () => {
         tools: [{ name: 'f', input_schema: { type: 'object' } }],
         tool_choice: { type: 'any' },
       }),
-      { clientWire: anthropicMessagesClientWire, upstreamWire: openaiChatUpstreamWire, catalog: k3 },
+      { clientWire: anthropicMessagesClientWire, upstreamWire: openaiChatUpstreamWire, catalog: k3, hops: everyHop },
       context,
     );
     expect(translation.upstreamRequest).toMatchObject({ reasoning_effort: 'high', tool_choice: 'required' });

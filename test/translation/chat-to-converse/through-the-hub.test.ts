@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runTransformer } from '../../../shared/streams/event-transformer.ts';
 import type { ClientChunk } from '../../../shared/streams/relayed-event.ts';
+import { everyHop } from '../../../shared/translation/client-reach/every-hop.ts';
 import type { TranslationContext } from '../../../shared/translation/translation-hop.ts';
 import { clientWiresReaching, translationPath } from '../../../shared/translation/translation-paths.ts';
 import { translateRequest } from '../../../shared/translation/wire-translation.ts';
@@ -76,7 +77,7 @@ describe('Converse through the chat hub', () => {
   it('a chat client: the request Converse takes, the output allowance as maxTokens, the answer as a chat completion', async () => {
     const translation = translateRequest(
       clientRequest(openaiChatClientWire, { model: 'bedrock/nova-lite', messages: [{ role: 'user', content: 'hi' }] }),
-      { clientWire: openaiChatClientWire, upstreamWire, catalog: undefined },
+      { clientWire: openaiChatClientWire, upstreamWire, catalog: undefined, hops: everyHop },
       context,
     );
     const body = sentBody(translation);
@@ -105,7 +106,7 @@ describe('Converse through the chat hub', () => {
         tools: [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: {} } }],
         stream: true,
       }),
-      { clientWire: openaiResponsesClientWire, upstreamWire, catalog: undefined },
+      { clientWire: openaiResponsesClientWire, upstreamWire, catalog: undefined, hops: everyHop },
       context,
     );
 
@@ -178,7 +179,7 @@ describe('Converse through the chat hub', () => {
         tool_choice: { type: 'any' },
         stream: true,
       }),
-      { clientWire: anthropicMessagesClientWire, upstreamWire, catalog: undefined },
+      { clientWire: anthropicMessagesClientWire, upstreamWire, catalog: undefined, hops: everyHop },
       context,
     );
 

@@ -4,6 +4,7 @@ import { parseRequest } from '../../../shared/http/parse-request.ts';
 import { runTransformer } from '../../../shared/streams/event-transformer.ts';
 import type { ClientChunk } from '../../../shared/streams/relayed-event.ts';
 import { convertMessagesAnswerToChat } from '../../../shared/translation/chat-to-messages/convert-from-messages-answer.ts';
+import { everyHop } from '../../../shared/translation/client-reach/every-hop.ts';
 import { convertChatCompletionToResponse } from '../../../shared/translation/responses-to-chat/convert-from-chat-completion.ts';
 import { convertResponsesRequestToChat } from '../../../shared/translation/responses-to-chat/convert-to-chat-request.ts';
 import {
@@ -92,7 +93,12 @@ describe('a stream through both hops', () => {
     );
     const translation = translateRequest(
       request,
-      { clientWire: openaiResponsesClientWire, upstreamWire: anthropicMessagesUpstreamWire, catalog: k27 },
+      {
+        clientWire: openaiResponsesClientWire,
+        upstreamWire: anthropicMessagesUpstreamWire,
+        catalog: k27,
+        hops: everyHop,
+      },
       {
         requestId: 'req-1',
         publicModel: 'alpha/alpha-k2.7-code',

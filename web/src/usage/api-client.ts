@@ -1,4 +1,4 @@
-import type { KeysAnswer, RequestsPage, UsageSummary, ViewFilters } from './usage-types.ts';
+import type { KeysAnswer, RequestsPage, UsageSummary, ViewFilters } from '../usage-types.ts';
 
 /** A refusal or failure of the usage API, with the gateway's machine-readable code when it sent one. */
 export class UsageApiError extends Error {

@@ -1,6 +1,6 @@
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
-import { formatBucket, formatInteger, providerColor } from './format.ts';
-import type { UsageSummary } from './usage-types.ts';
+import { formatBucket, formatInteger, providerColor } from '../format.ts';
+import type { UsageSummary } from '../usage-types.ts';
 
 // Only the parts the bar charts use, so the bundle carries no unused chart types.
 Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);

@@ -1,6 +1,6 @@
-import { element, svgElement } from './dom.ts';
-import { formatInteger, providerColor } from './format.ts';
-import type { RoutingEdge, RoutingNode, UsageSummary } from './usage-types.ts';
+import type { JSX } from 'preact';
+import { formatInteger, providerColor } from '../format.ts';
+import type { RoutingEdge, RoutingNode, UsageSummary } from '../usage-types.ts';
 
 const columns = [
   { column: 'key', title: 'Keys', x: 236, labelSide: 'left' },
@@ -68,88 +68,93 @@ function describeEdge(edge: RoutingEdge, from: PlacedNode, to: PlacedNode): stri
  * The routing map as SVG: keys → upstream prefix → provider → model, bands as wide as the recorded requests
  * (failed and running included), a red core for the failed share. Provider nodes toggle the provider filter.
  */
-export function renderRoutingMap(
-  container: HTMLElement,
-  summary: UsageSummary,
-  onProviderToggle: (provider: string) => void,
-): void {
-  const { nodes, edges } = summary.routingMap;
+export function RoutingMap(props: { summary: UsageSummary; onProviderToggle: (provider: string) => void }) {
+  const { nodes, edges } = props.summary.routingMap;
   if (nodes.length === 0) {
-    container.replaceChildren(
-      element('p', { className: 'empty-note', text: 'No recorded activity to map for this period and these filters.' }),
-    );
-    return;
+    return <p class="empty-note">No recorded activity to map for this period and these filters.</p>;
   }
   const ordered = [...nodes].sort((a, b) => b.requests - a.requests || a.label.localeCompare(b.label));
   const { placed, height, scale } = place(ordered);
   const total = ordered.filter((node) => node.column === 'key').reduce((sum, node) => sum + node.requests, 0);
-  const svg = svgElement('svg', {
-    viewBox: `0 0 ${width} ${height}`,
-    role: 'img',
-    'aria-label': `Routing map of ${formatInteger(total)} recorded requests: keys to upstream prefix to provider to model`,
-    class: 'routing-svg',
-  });
-  for (const { title, x } of columns) {
-    const heading = svgElement('text', { x: x + nodeWidth / 2, y: 16, 'text-anchor': 'middle', class: 'map-heading' });
-    heading.textContent = title;
-    svg.append(heading);
-  }
   const sortedEdges = [...edges].sort(
     (a, b) => (placed.get(a.to)?.y ?? 0) - (placed.get(b.to)?.y ?? 0) || b.requests - a.requests,
   );
+  // Bands are laid out in order, each starting where the previous one on the same node ended.
+  const links: JSX.Element[] = [];
   for (const edge of sortedEdges) {
     const from = placed.get(edge.from);
     const to = placed.get(edge.to);
     if (!from || !to) continue;
     const thickness = Math.max(1.5, edge.requests * scale);
     const path = band(from, to, thickness);
-    const link = svgElement('g', { class: 'map-link' });
-    const title = svgElement('title');
-    title.textContent = describeEdge(edge, from, to);
-    link.append(title, svgElement('path', { d: path, 'stroke-width': thickness, class: 'map-band' }));
-    if (edge.failed > 0) {
-      link.append(
-        svgElement('path', { d: path, 'stroke-width': Math.max(1, edge.failed * scale), class: 'map-failed' }),
-      );
-    }
-    svg.append(link);
+    links.push(
+      <g key={`${edge.from}>${edge.to}`} class="map-link">
+        <title>{describeEdge(edge, from, to)}</title>
+        <path d={path} stroke-width={thickness} class="map-band" />
+        {edge.failed > 0 ? <path d={path} stroke-width={Math.max(1, edge.failed * scale)} class="map-failed" /> : null}
+      </g>,
+    );
     from.outOffset += edge.requests * scale;
     to.inOffset += edge.requests * scale;
   }
-  for (const node of placed.values()) svg.append(nodeGroup(node, summary, onProviderToggle));
-  container.replaceChildren(svg);
+  return (
+    <svg
+      viewBox={`0 0 ${width} ${height}`}
+      role="img"
+      aria-label={`Routing map of ${formatInteger(total)} recorded requests: keys to upstream prefix to provider to model`}
+      class="routing-svg"
+    >
+      {columns.map(({ title, x }) => (
+        <text key={title} x={x + nodeWidth / 2} y={16} text-anchor="middle" class="map-heading">
+          {title}
+        </text>
+      ))}
+      {links}
+      {[...placed.values()].map((node) => (
+        <MapNode key={node.id} node={node} summary={props.summary} onProviderToggle={props.onProviderToggle} />
+      ))}
+    </svg>
+  );
 }
 
-function nodeGroup(node: PlacedNode, summary: UsageSummary, onProviderToggle: (provider: string) => void): SVGGElement {
-  const group = svgElement('g', { class: `map-node map-node-${node.column}` });
+function MapNode(props: { node: PlacedNode; summary: UsageSummary; onProviderToggle: (provider: string) => void }) {
+  const { node, summary } = props;
   const fill = node.column === 'provider' ? providerColor(node.label, summary.providers) : '#475569';
-  const title = svgElement('title');
-  title.textContent = `${node.label}: ${formatInteger(node.requests)} requests`;
-  group.append(title, svgElement('rect', { x: node.x, y: node.y, width: nodeWidth, height: node.height, rx: 2, fill }));
   const left = columns.find((entry) => entry.column === node.column)?.labelSide === 'left';
-  const label = svgElement('text', {
-    x: left ? node.x - 8 : node.x + nodeWidth + 8,
-    y: node.y + node.height / 2,
-    'text-anchor': left ? 'end' : 'start',
-    'dominant-baseline': 'middle',
-    class: 'map-label',
-  });
   const name = node.label.length > labelCharacters ? `${node.label.slice(0, labelCharacters - 1)}…` : node.label;
-  label.textContent = `${name} · ${formatInteger(node.requests)}`;
-  group.append(label);
-  if (node.column === 'provider') {
-    const selected = summary.filters.providers.includes(node.label);
-    group.setAttribute('role', 'button');
-    group.setAttribute('tabindex', '0');
-    group.setAttribute('aria-pressed', String(selected));
-    group.setAttribute('aria-label', `${selected ? 'Remove' : 'Add'} provider filter ${node.label}`);
-    group.addEventListener('click', () => onProviderToggle(node.label));
-    group.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter' || event.key === ' ') {
-        event.preventDefault();
-        onProviderToggle(node.label);
-      }
-    });
-  }
-  return group;
+  const provider = node.column === 'provider';
+  const selected = provider && summary.filters.providers.includes(node.label);
+  const toggle = () => props.onProviderToggle(node.label);
+  return (
+    <g
+      class={`map-node map-node-${node.column}`}
+      {...(provider
+        ? {
+            role: 'button',
+            tabIndex: 0,
+            'aria-pressed': selected,
+            'aria-label': `${selected ? 'Remove' : 'Add'} provider filter ${node.label}`,
+            onClick: toggle,
+            onKeyDown: (event: KeyboardEvent) => {
+              if (event.key === 'Enter' || event.key === ' ') {
+                event.preventDefault();
+                toggle();
+              }
+            },
+          }
+        : {})}
+    >
+      <title>{`${node.label}: ${formatInteger(node.requests)} requests`}</title>
+      <rect x={node.x} y={node.y} width={nodeWidth} height={node.height} rx={2} fill={fill} />
+      <text
+        x={left ? node.x - 8 : node.x + nodeWidth + 8}
+        y={node.y + node.height / 2}
+        text-anchor={left ? 'end' : 'start'}
+        dominant-baseline="middle"
+        class="map-label"
+      >
+        {`${name} · ${formatInteger(node.requests)}`}
+      </text>
+    </g>
+  );
 }

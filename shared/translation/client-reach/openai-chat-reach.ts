@@ -1,0 +1,10 @@
+import { anthropicMessagesUpstreamWire } from '../../wires/anthropic-messages/anthropic-messages-upstream-wire.ts';
+import { openaiChatUpstreamWire } from '../../wires/openai-chat/openai-chat-upstream-wire.ts';
+import { chatToMessagesHop } from '../chat-to-messages/chat-to-messages-hop.ts';
+import type { ClientWireReach } from '../client-wire-reach.ts';
+
+/** A chat-completions request reaches a chat upstream as it is and a messages one through one hop (chat is the hub). */
+export const openaiChatReach: ClientWireReach = {
+  hops: { 'chat-to-messages': chatToMessagesHop },
+  upstreamWires: { 'openai-chat': openaiChatUpstreamWire, 'anthropic-messages': anthropicMessagesUpstreamWire },
+};
