@@ -10,6 +10,7 @@ import type { AuditActor, AuditChange, AuditEntry } from '../store/audit-entries
  * is `via: 'key'`; sign-in sessions (branch `sso`) extend this with `via: 'session'`.
  */
 export function auditActorOf(principal: Principal): AuditActor {
+  if (principal.session) return { memberId: principal.memberId, keyId: null, via: 'session' };
   return { memberId: principal.memberId, keyId: principal.keyId, via: 'key' };
 }
 

@@ -1,19 +1,21 @@
+import { recordAudit } from '../admin/audit-log.ts';
 import type { GatewayServices } from '../config/gateway-services.ts';
 import { logger } from '../observability/logger.ts';
 
 export type SignInAuditAction = 'session.sign-in' | 'session.refused' | 'session.sign-out';
 
 /**
- * Records a sign-in, a refusal or a sign-out: who (member, subject, e-mail when known), which client, and for a
- * refusal its code. Never a token, a code, a state or a session id.
- * TODO(adminapi): write these to the audit log (CONTRACTS §A, actor `via: 'session'`) once it lands on main; until
- * then they are structured log lines (CloudWatch on AWS, the terminal of `npm start`).
+ * Records a sign-in, a refusal or a sign-out in the audit log (actor `via: 'session'`, target the session by the
+ * first characters of its id's hash, or the person for a refusal) and as an `audit` log line: who (member, subject,
+ * e-mail when known), which client, and for a refusal its code and the failed check. Never a token, a code, a state
+ * or a session id.
  */
-export function auditSignIn(
-  _services: GatewayServices,
+export async function auditSignIn(
+  services: GatewayServices,
   action: SignInAuditAction,
   details: {
     memberId?: string | undefined;
+    sessionHash?: string | undefined;
     subject?: string | undefined;
     email?: string | undefined;
     client?: 'console' | 'cli' | undefined;
@@ -21,6 +23,17 @@ export function auditSignIn(
     /** Which check refused an ID token, in the verifying library's words (which never quote the token). */
     reason?: string | undefined;
   },
-): void {
-  logger.info('audit', { action, ...details });
+): Promise<void> {
+  const { sessionHash, ...recorded } = details;
+  logger.info('audit', { action, ...recorded });
+  await recordAudit(
+    services,
+    { memberId: details.memberId ?? '', keyId: null, via: 'session' },
+    {
+      action,
+      target: { type: 'session', id: sessionHash?.slice(0, 12) ?? details.subject ?? 'unknown' },
+      before: null,
+      after: Object.fromEntries(Object.entries(recorded).filter(([, value]) => value !== undefined)),
+    },
+  );
 }

@@ -146,7 +146,7 @@ async function callback(services: GatewayServices, signIn: SignInConfig, request
   const pending = state ? await services.store.sessions.take(sha256(state), services.now()) : undefined;
   const binding = readCookie(request.headers, names.signIn);
   if (!pending || binding === undefined || sha256(binding) !== pending.browserBindingHash) {
-    auditSignIn(services, 'session.refused', { code: 'sign_in_state_invalid' });
+    await auditSignIn(services, 'session.refused', { code: 'sign_in_state_invalid' });
     throw new SignInRefusal(
       'sign_in_state_invalid',
       'This sign-in is unknown, was used already, expired, or began in another browser; sign in again.',
@@ -156,7 +156,7 @@ async function callback(services: GatewayServices, signIn: SignInConfig, request
   const providerError = request.query.get('error');
   if (providerError !== null) {
     const code = /^[a-z_]{1,64}$/.test(providerError) ? providerError : 'error';
-    auditSignIn(services, 'session.refused', { code: `provider_${code}` });
+    await auditSignIn(services, 'session.refused', { code: `provider_${code}` });
     throw new SignInRefusal('provider_refused', `The identity provider refused the sign-in (${code}).`);
   }
   const runtime = await oidcRuntime(services, signIn);
@@ -171,14 +171,14 @@ async function callback(services: GatewayServices, signIn: SignInConfig, request
     });
     idToken = tokens.id_token as string;
   } catch (error) {
-    throw refusedToken(services, error);
+    throw await refusedToken(services, error);
   }
   let claims: Awaited<ReturnType<typeof verifyIdTokenSignature>>;
   try {
     claims = await verifyIdTokenSignature(runtime, signIn, idToken);
     if (claims.nonce !== pending.nonce) throw new Error('the nonce is not the one this sign-in sent');
   } catch (error) {
-    throw refusedToken(services, error);
+    throw await refusedToken(services, error);
   }
   let person: ReturnType<typeof personOf> | undefined;
   try {
@@ -196,8 +196,9 @@ async function callback(services: GatewayServices, signIn: SignInConfig, request
       createdAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + signIn.sessionMs).toISOString(),
     };
-    auditSignIn(services, 'session.sign-in', {
+    await auditSignIn(services, 'session.sign-in', {
       memberId: member.id,
+      sessionHash: session.idHash,
       subject: person.subject,
       email: person.email,
       client: session.client,
@@ -221,17 +222,17 @@ async function callback(services: GatewayServices, signIn: SignInConfig, request
     ]);
   } catch (error) {
     if (error instanceof SignInRefusal) {
-      auditSignIn(services, 'session.refused', { code: error.code, subject: claims.sub, email: person?.email });
+      await auditSignIn(services, 'session.refused', { code: error.code, subject: claims.sub, email: person?.email });
     }
     throw error;
   }
 }
 
 /** A token that does not verify: audited with the library's reason (which never quotes the token), answered 401. */
-function refusedToken(services: GatewayServices, error: unknown): SignInRefusal {
+async function refusedToken(services: GatewayServices, error: unknown): Promise<SignInRefusal> {
   const reason = error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 200) : 'unknown';
   // The reason goes to the audit only; the browser learns that the answer was refused, not which check failed.
-  auditSignIn(services, 'session.refused', { code: 'id_token_invalid', reason });
+  await auditSignIn(services, 'session.refused', { code: 'id_token_invalid', reason });
   return new SignInRefusal('id_token_invalid', 'The identity provider’s answer did not verify; sign in again.', 401);
 }
 
@@ -269,7 +270,13 @@ async function logout(services: GatewayServices, request: GatewayRequest) {
     const idHash = sha256(sessionId);
     const session = await services.store.sessions.find(idHash, services.now());
     await services.store.sessions.remove(idHash);
-    if (session) auditSignIn(services, 'session.sign-out', { memberId: session.memberId, client: session.client });
+    if (session) {
+      await auditSignIn(services, 'session.sign-out', {
+        memberId: session.memberId,
+        sessionHash: idHash,
+        client: session.client,
+      });
+    }
   }
   return json(200, { signedOut: true }, [
     setCookie(names.session, '', { secure, maxAgeSeconds: 0, sameSite: 'Strict' }),

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { decodeJwt, exportJWK, exportSPKI, generateKeyPair, type JWTPayload, SignJWT, UnsecuredJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { logger } from '../../shared/observability/logger.ts';
 import { CookieJar, reachCallback, signIn, visitCallback } from '../support/sign-in-driver.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { startTestIdentityProvider, type TestIdentityProvider } from '../support/test-identity-provider.ts';
@@ -74,8 +75,29 @@ describe('hostile ID tokens', () => {
     expect(result.jar.cookies.get('gateway-session')).toMatch(/^gws_/);
   });
 
-  it('refuses alg "none"', async () => {
-    await expectRefusedToken(await signInWithForgery(async (claims) => new UnsecuredJWT(claims).encode()));
+  it('refuses alg "none", and audits the sign-in and the refusal without a token, code or state', async () => {
+    const audit = vi.spyOn(logger, 'info');
+    try {
+      let forged = '';
+      await expectRefusedToken(
+        await signInWithForgery(async (claims) => {
+          forged = new UnsecuredJWT(claims).encode();
+          return forged;
+        }),
+      );
+      const genuine = await signInWithForgery(async (_claims, token) => token);
+      const entries = audit.mock.calls.filter(([message]) => message === 'audit').map(([, details]) => details);
+      expect(entries).toEqual([
+        expect.objectContaining({ action: 'session.refused', code: 'id_token_invalid' }),
+        expect.objectContaining({ action: 'session.sign-in', subject: 'sub-eve', email: 'eve@example.com' }),
+      ]);
+      const written = JSON.stringify(entries);
+      expect(written).not.toContain(forged.split('.')[1]);
+      expect(written).not.toMatch(/eyJ|gws_|code=|state=/);
+      expect(genuine.answer.status).toBe(302);
+    } finally {
+      audit.mockRestore();
+    }
   });
 
   it('refuses HS256 keyed with the provider’s public key (PEM and JWK)', async () => {

@@ -67,6 +67,20 @@ async function signInInBrowser(subject: string): Promise<{ context: BrowserConte
 }
 
 describe('sign-in in Chromium', () => {
+  it('signs an administrator in from the console page and shows the console', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    try {
+      provider.signInAs('sub-ada');
+      await page.goto(`${fixture.gateway.url}/app/admin`);
+      await page.getByRole('button', { name: 'Sign in with SSO' }).click();
+      await page.getByRole('link', { name: 'Members' }).waitFor();
+      expect(new URL(page.url()).pathname).toBe('/app/admin');
+    } finally {
+      await context.close();
+    }
+  });
+
   it('signs an administrator in and keeps the session out of script and other origins', async () => {
     const { context, page } = await signInInBrowser('sub-ada');
     try {

@@ -168,6 +168,30 @@ describe('sign-in with the team provider', () => {
     expect(((await after.json()) as { error: { code: string } }).error.code).toBe('invalid_session');
   });
 
+  it('records sign-ins, refusals and sign-outs in the audit log, with no token, code or session id', async () => {
+    const { entries } = await fixture.gateway.admin.call<{ entries: Array<Record<string, unknown>> }>(
+      'GET',
+      '/audit?limit=200',
+    );
+    const actions = new Set(entries.map((entry) => entry.action));
+    expect(actions).toEqual(
+      new Set([
+        'session.sign-in',
+        'session.refused',
+        'session.sign-out',
+        'member.disable',
+        'member.enable',
+        'key.create',
+        'connection.create',
+      ]),
+    );
+    const signIn = entries.find((entry) => entry.action === 'session.sign-in');
+    expect(signIn).toMatchObject({ actor: { via: 'session', keyId: null }, target: { type: 'session' } });
+    const disable = entries.find((entry) => entry.action === 'member.disable');
+    expect(disable).toMatchObject({ actor: { via: 'session', keyId: null } });
+    expect(JSON.stringify(entries)).not.toMatch(/eyJ|gws_|code=|state=/);
+  });
+
   it('leaves the administrator key working beside sessions', async () => {
     expect(
       (await fixture.gateway.admin.call<{ members: unknown[] }>('GET', '/members')).members.length,
