@@ -1,4 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { StoreClosedError } from '../store-errors.ts';
 import type { GatewayStore } from '../store-port.ts';
 import type { TableLogicalName } from '../table-definitions.ts';
 import { dynamoAdmission } from './dynamo-admission.ts';
@@ -31,6 +32,7 @@ export interface DynamoStoreOptions extends DynamoClientOptions {
  */
 export function createDynamoStore(options: DynamoStoreOptions): DynamoStore {
   const client = createDocumentClient(options);
+  let storeClosed = false;
   const tables: DynamoTables = {
     client,
     names: { ...options.tableNames },
@@ -45,13 +47,18 @@ export function createDynamoStore(options: DynamoStoreOptions): DynamoStore {
     admission: dynamoAdmission(tables),
     records: dynamoRecords(tables),
     rollups: {
-      add: (closed) => addToRollups(tables, closed),
+      // The one verb that runs on a timer after requests end (the rollup folder's flush): after `close` it is told so.
+      add: async (closed) => {
+        if (storeClosed) throw new StoreClosedError();
+        return addToRollups(tables, closed);
+      },
       read: (query) => readRollups(tables, query),
       rebuild: (days) => rebuildRollups(tables, days),
     },
     legacyUsage: dynamoLegacyUsage(tables),
     earlierRecords: dynamoEarlierRecords(tables),
     async close() {
+      storeClosed = true;
       client.destroy();
     },
   };
