@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { reapAllExpiredLeases } from '../../shared/accounting/reap-all.ts';
+import { reapAllExpiredLeases, settleLeftRunning } from '../../shared/accounting/reap-all.ts';
 import { bootstrapAdministrator } from '../../shared/admin/bootstrap-admin.ts';
 import { startAlertDeliveryLoop } from '../../shared/alerts/alert-delivery-loop.ts';
 import { webhookSink } from '../../shared/alerts/webhook-sink.ts';
@@ -11,6 +11,7 @@ import { createGatewayServices, type GatewayServices, trackBackground } from '..
 import { loadTelemetry } from '../../shared/observability/load-telemetry.ts';
 import { logger } from '../../shared/observability/logger.ts';
 import { migrateEarlierRecords, migrationBudgetMs } from '../../shared/usage/migrate-earlier-records.ts';
+import { type DataFolderLock, lockDataFolder } from './data-folder-lock.ts';
 import { loadLocalFunctions } from './local-functions.ts';
 import { createLocalServer } from './local-server.ts';
 import { openLocalStore } from './open-local-store.ts';
@@ -51,21 +52,33 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
     // One machine: its own loopback and private network are where local models and proxies live.
     GATEWAY_PRIVATE_UPSTREAMS: options.environment?.['GATEWAY_PRIVATE_UPSTREAMS'] ?? 'allowed',
   });
-  const local = await openLocalStore(config, dataDir);
+  // The embedded stores live in the data folder, and one process owns it; a DynamoDB endpoint is shared instead.
+  const embeddedStore = config.storeEngine === 'sqlite' || config.dynamoEndpoint === undefined;
+  const lock: DataFolderLock | undefined = embeddedStore ? await lockDataFolder(dataDir) : undefined;
+  let local: Awaited<ReturnType<typeof openLocalStore>>;
+  try {
+    local = await openLocalStore(config, dataDir);
+  } catch (error) {
+    await lock?.release();
+    throw error;
+  }
   const services = createGatewayServices(config, local.store);
   // OpenTelemetry only when configured: otherwise the module is never loaded.
   services.telemetry = await loadTelemetry(
     config.telemetry,
     () => import('../../shared/observability/otel/otel-telemetry.ts'),
   );
+  const notes = [...local.notes];
   let server: Server;
   let bootstrap: Awaited<ReturnType<typeof bootstrapAdministrator>>;
   try {
+    if (lock) notes.push(...(await recoverFromEarlierProcess(services, lock)));
     bootstrap = await bootstrapAdministrator(services, options.adminKey);
     server = createLocalServer(services, await loadLocalFunctions());
     await listen(server, options.port, options.host);
   } catch (error) {
     await local.close();
+    await lock?.release();
     throw error;
   }
   const { port } = server.address() as AddressInfo;
@@ -117,7 +130,7 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
     services,
     adminMemberId: bootstrap.adminMemberId,
     issuedAdminKey: bootstrap.issuedKey,
-    storeNotes: local.notes,
+    storeNotes: notes,
     server,
     async close() {
       if (reaper) clearInterval(reaper);
@@ -134,8 +147,30 @@ export async function startGatewayHost(options: GatewayHostOptions): Promise<Gat
       await services.rollupFolder.close();
       await services.telemetry?.shutdown();
       await local.close();
+      await lock?.release();
     },
   };
+}
+
+/**
+ * What the process before this one left running on the data folder this one now owns: settled now, as the reaper
+ * settles a request whose process died, so no member's concurrency stays taken by leases of a dead process.
+ */
+async function recoverFromEarlierProcess(services: GatewayServices, lock: DataFolderLock): Promise<string[]> {
+  const settled = await settleLeftRunning(services);
+  const notes = [`data folder owned by this process (pid ${process.pid})`];
+  if (lock.staleOwnerPid !== undefined) {
+    notes.push(`the previous gateway (pid ${lock.staleOwnerPid}) stopped without closing; its lock was taken over`);
+  }
+  if (settled === 0) notes.push('no request was left running by an earlier process');
+  else {
+    notes.push(
+      `settled ${settled} request${settled === 1 ? '' : 's'} the previous process left running ` +
+        `(failed, charged ${settled === 1 ? 'its reservation' : 'their reservations'}); ` +
+        `${settled} lease${settled === 1 ? '' : 's'} freed`,
+    );
+  }
+  return notes;
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

@@ -11,6 +11,7 @@ import { readWholeBody } from '../../shared/streams/read-whole-body.ts';
 import { errorEnvelopeFor, errorEnvelopeOfRequest } from '../../shared/wires/wire-names.ts';
 import { toFunctionUrlEvent } from './function-url-event.ts';
 import { createRuntimeResponseStream } from './lambda-stream-shim.ts';
+import { answerThenDiscardBody, defaultLingeringBounds, type LingeringBounds } from './lingering-close.ts';
 import type { LocalFunction } from './local-functions.ts';
 import { readRequestTarget } from './request-target.ts';
 import { serveStaticPage } from './serve-static-page.ts';
@@ -18,11 +19,16 @@ import { serveStaticPage } from './serve-static-page.ts';
 /**
  * The one-machine host: a Node HTTP server that turns each request into a function-URL event and hands it,
  * with the real response as its stream, to the same handler Lambda runs. It reads the body only up to the
- * limit, so an oversized request is refused without being buffered.
+ * limit, so an oversized request is refused without being buffered (and the rest of it read and dropped, so the
+ * client can read the refusal: lingering-close.ts).
  */
-export function createLocalServer(services: GatewayServices, functions: Record<FunctionId, LocalFunction>): Server {
+export function createLocalServer(
+  services: GatewayServices,
+  functions: Record<FunctionId, LocalFunction>,
+  lingeringBounds: LingeringBounds = defaultLingeringBounds,
+): Server {
   return createServer((request, response) => {
-    handle(services, functions, request, response).catch((error: unknown) => {
+    handle(services, functions, request, response, lingeringBounds).catch((error: unknown) => {
       // A client that broke off its own request (a malformed or aborted body) is not a gateway fault to log.
       if (request.destroyed || request.readableAborted) {
         response.destroy();
@@ -40,6 +46,7 @@ async function handle(
   functions: Record<FunctionId, LocalFunction>,
   request: IncomingMessage,
   response: ServerResponse,
+  lingeringBounds: LingeringBounds,
 ): Promise<void> {
   const read = readRequestTarget(request);
   if (!read.ok) {
@@ -60,10 +67,7 @@ async function handle(
   if (body === undefined) {
     const envelope = route ? errorEnvelopeFor(route.route.wire) : errorEnvelopeOfRequest(target.path, request.headers);
     const answer = renderError(payloadTooLarge(services.config.bodyLimitBytes), envelope);
-    // The rest of the body is never read: answer, then close the connection.
-    response.writeHead(answer.statusCode, { ...answer.headers, connection: 'close' }).end(answer.body, () => {
-      request.destroy();
-    });
+    answerThenDiscardBody(request, response, answer, lingeringBounds);
     return;
   }
   // A path no route serves goes where CloudFront's default behaviour sends it, to be checked and answered there.

@@ -1,3 +1,4 @@
+import { StoreClosedError } from '../store/store-errors.ts';
 import type { RollupStore } from '../store/store-port.ts';
 import type { ClosedRequest } from '../store/usage-records.ts';
 
@@ -45,7 +46,8 @@ const defaultSchedule: Schedule = (callback, delayMs) => {
  *
  * A request handed over at instant t is in the rollups by t + flushIntervalMs + the time one flush takes, as long
  * as the store accepts writes; a crash of the process loses what waits (at most one interval's requests), which
- * `usage rebuild-rollups` restores from the records.
+ * `usage rebuild-rollups` restores from the records. A flush that finds its store closed drops its batch silently:
+ * a host closes the folder before the store (gateway-host.ts), so only work that outlived its store meets that.
  */
 export function createRollupFolder(options: RollupFolderOptions): RollupFolder {
   const clock = options.clock ?? (() => performance.now());
@@ -66,6 +68,9 @@ export function createRollupFolder(options: RollupFolderOptions): RollupFolder {
       try {
         await options.rollups.add(batch.map((entry) => entry.closed));
       } catch (error) {
+        // The host closed the store under a flush that was still due: there is nowhere left to write, so nothing
+        // to do and nothing to report (`usage rebuild-rollups` restores rollups from the records, as after a crash).
+        if (error instanceof StoreClosedError) return;
         // Kept, oldest first, for the next flush: a rollup is late, never lost, while the process lives.
         pending = [...batch, ...pending];
         options.onError(error);

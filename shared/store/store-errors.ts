@@ -72,6 +72,17 @@ export class StoreUnavailableError extends StoreError {
   }
 }
 
+/**
+ * The store was closed by its host: nothing can be read or written through it any more. Work that outlived the
+ * store (a rollup flush on its timer) has nothing left to do; it is not a fault of the store.
+ */
+export class StoreClosedError extends StoreError {
+  constructor() {
+    super('the store is closed');
+    this.name = 'StoreClosedError';
+  }
+}
+
 /** Admission refused the request, for the reason it carries. */
 export class AdmissionRefusedError extends StoreError {
   readonly refusal: AdmissionRefusal;

@@ -1,8 +1,9 @@
 import OpenAI from 'openai';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { admit } from '../../shared/accounting/admit.ts';
 import { reapAllExpiredLeases } from '../../shared/accounting/reap-all.ts';
 import { authenticate } from '../../shared/auth/authenticate.ts';
+import { logger } from '../../shared/observability/logger.ts';
 import { StoreUnavailableError } from '../../shared/store/store-errors.ts';
 import type { GatewayStore } from '../../shared/store/store-port.ts';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
@@ -157,7 +158,10 @@ describe('settlement past its once-only gate', () => {
     const { memberId, keyId, key } = await gateway.admin.createMemberWithKey({ dailyTokens: 100_000 });
     const client = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0 });
     const services = gateway.host.services;
-    // The rollup write fails twice, then the store recovers.
+    // The rollup write fails twice, then the store recovers. Each failure is reported, on the folder's timer or an
+    // explicit flush (captured here, not printed: a test prints no "rollup flush failed").
+    const reported: string[] = [];
+    const spy = vi.spyOn(logger, 'error').mockImplementation((...args) => void reported.push(String(args[0])));
     const fault = failVerb(services.store, 'rollups', 'add', 2);
     const { response } = await client.chat.completions
       .create({ model: 'acme/acme-1', messages: [{ role: 'user', content: 'hi' }] })
@@ -165,9 +169,14 @@ describe('settlement past its once-only gate', () => {
     const record = await settledRecord(services, response.headers.get('x-request-id')!);
     await Promise.allSettled([...services.background]);
     // Explicit flushes, as the folder's timer would make them: two fail and keep the request, the third adds it.
-    for (let flush = 0; flush < 3; flush++) await services.rollupFolder.flush();
+    try {
+      for (let flush = 0; flush < 3; flush++) await services.rollupFolder.flush();
+    } finally {
+      spy.mockRestore();
+    }
     restore?.();
     expect(fault.failures()).toBe(2);
+    expect(reported.filter((message) => message.startsWith('rollup flush failed'))).toHaveLength(2);
     expect(record).toMatchObject({ state: 'completed', source: 'measured', charge: 26 });
     const member = await memberAfterSettlement(services, memberId);
     expect(member.leases).toEqual({});

@@ -135,10 +135,33 @@ describe('upgrading a data folder of the dynalite store to SQLite', () => {
       expect(upgraded.host.services.store.engine).toBe('sqlite');
       expect(existsSync(join(dataDir, 'gateway.sqlite'))).toBe(true);
       expect(upgraded.host.storeNotes.join('\n')).toMatch(/Upgrade: imported .* 3 usage records/);
-      expect(await everything(upgraded.host.services, secrets)).toEqual(before);
+      // The request open at the upgrade was imported with its lease, and belonged to the process that stopped: the
+      // first start, owning the data folder, settles it as the reaper would (failed, its reservation charged).
+      expect(upgraded.host.storeNotes.join('\n')).toContain('settled 1 request the previous process left running');
+      const after = await everything(upgraded.host.services, secrets);
+      expect(after.records.find((record) => record.id === 'req_open_at_upgrade')).toMatchObject({
+        state: 'failed',
+        charge: 321,
+        source: 'conservative',
+      });
+      expect(after.expiredLeases).toEqual([]);
+      const { records, accounts, hourRollups, dayRollups, expiredLeases: _after, ...unchanged } = after;
+      const {
+        records: recordsBefore,
+        accounts: _accounts,
+        hourRollups: hoursBefore,
+        dayRollups: daysBefore,
+        expiredLeases: _before,
+        ...unchangedBefore
+      } = before;
+      expect(unchanged).toEqual(unchangedBefore);
+      expect(records.filter((record) => record.id !== 'req_open_at_upgrade')).toEqual(recordsBefore);
+      expect(accounts.every((account) => Object.keys(account?.leases ?? {}).length === 0)).toBe(true);
+      expect(hourRollups.length).toBeGreaterThanOrEqual(hoursBefore.length);
+      expect(dayRollups.length).toBeGreaterThanOrEqual(daysBefore.length);
 
       // And it works as before: the member's key is admitted within its limits, the rotated-away and revoked ones
-      // are refused for their reasons, and the open request still holds its reservation.
+      // are refused for their reasons.
       const answer = (key: string) =>
         fetch(`${upgraded.baseURL}/chat/completions`, {
           method: 'POST',
@@ -160,7 +183,9 @@ describe('upgrading a data folder of the dynalite store to SQLite', () => {
     const again = await startTestGateway({ dataDir, adminKey, environment: { GATEWAY_STORE: 'sqlite' } });
     try {
       expect(again.host.storeNotes.join('\n')).not.toContain('Upgrade');
-      expect((await allRecords(again.host.services)).length).toBe(4);
+      // The three before the upgrade, the one settled at the first start, the one made after it.
+      expect((await allRecords(again.host.services)).length).toBe(5);
+      expect(again.host.storeNotes).toContain('no request was left running by an earlier process');
     } finally {
       await again.close();
     }

@@ -106,6 +106,8 @@ export async function startTestStore(
     services,
     makeUnavailable: () => makeUnavailable(),
     async close() {
+      // As a host closes: what settled last into the rollups first, then the store (nothing left to flush later).
+      await services.rollupFolder.close();
       await store.close();
       await stopEngine();
       await removeFolder();

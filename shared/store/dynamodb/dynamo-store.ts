@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { sessionStoreOver } from '../sign-in-items.ts';
+import { StoreClosedError } from '../store-errors.ts';
 import type { GatewayStore } from '../store-port.ts';
 import type { TableLogicalName } from '../table-definitions.ts';
 import { dynamoAdmission } from './dynamo-admission.ts';
@@ -36,6 +37,7 @@ export interface DynamoStoreOptions extends DynamoClientOptions {
  */
 export function createDynamoStore(options: DynamoStoreOptions): DynamoStore {
   const client = createDocumentClient(options);
+  let storeClosed = false;
   const tables: DynamoTables = {
     client,
     names: { ...options.tableNames },
@@ -50,7 +52,11 @@ export function createDynamoStore(options: DynamoStoreOptions): DynamoStore {
     admission: dynamoAdmission(tables),
     records: dynamoRecords(tables),
     rollups: {
-      add: (closed) => addToRollups(tables, closed),
+      // The one verb that runs on a timer after requests end (the rollup folder's flush): after `close` it is told so.
+      add: async (closed) => {
+        if (storeClosed) throw new StoreClosedError();
+        return addToRollups(tables, closed);
+      },
       read: (query) => readRollups(tables, query),
       rebuild: (days) => rebuildRollups(tables, days),
     },
@@ -61,6 +67,7 @@ export function createDynamoStore(options: DynamoStoreOptions): DynamoStore {
     sessions: sessionStoreOver(dynamoSignInItems(tables)),
     settings: dynamoSettings(tables),
     async close() {
+      storeClosed = true;
       client.destroy();
     },
   };

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { StoreUnavailableError } from '../store-errors.ts';
+import { StoreClosedError, StoreUnavailableError } from '../store-errors.ts';
 import { migrate } from './sqlite-schema.ts';
 
 export interface SqliteOptions {
@@ -51,18 +51,26 @@ function isBusy(error: unknown): boolean {
 /**
  * Every verb of a store object answering only once what it wrote (or read) is committed (`committed`: the group
  * commit of sqlite-statements.ts), with SQLite's "busy" turned into the port's `StoreUnavailableError`; the work
- * ran in one transaction, so nothing of it happened.
+ * ran in one transaction, so nothing of it happened. Once the database is closed (`isOpen` false) every verb
+ * rejects with the port's `StoreClosedError`, not better-sqlite3's "database connection is not open".
  */
-export function guardVerbs<Verbs extends object>(verbs: Verbs, committed: () => Promise<void>): Verbs {
+export function guardVerbs<Verbs extends object>(
+  verbs: Verbs,
+  committed: () => Promise<void>,
+  isOpen: () => boolean = () => true,
+): Verbs {
   const guarded: Record<string, unknown> = {};
   for (const [name, verb] of Object.entries(verbs)) {
     if (typeof verb !== 'function') continue;
     guarded[name] = async (...args: unknown[]) => {
+      if (!isOpen()) throw new StoreClosedError();
       try {
         const result = await (verb as (...args: unknown[]) => unknown)(...args);
         await committed();
         return result;
       } catch (error) {
+        // Closed while the verb waited for its commit: the same answer as one called after the close.
+        if (!isOpen()) throw new StoreClosedError();
         if (isBusy(error))
           throw new StoreUnavailableError('The SQLite database is locked by another writer.', { cause: error });
         throw error;

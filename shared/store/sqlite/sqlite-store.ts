@@ -43,16 +43,17 @@ export function openSqliteStore(options: SqliteOptions): SqliteStore {
     });
   }
   const committed = () => statements.committed();
+  const isOpen = () => database.open;
   return {
     engine: 'sqlite',
     database,
-    members: guardVerbs(sqliteMembers(statements), committed),
-    keys: guardVerbs(sqliteKeys(statements), committed),
-    connections: guardVerbs(sqliteConnections(statements), committed),
-    admission: guardVerbs(sqliteAdmission(statements), committed),
-    records: guardVerbs(sqliteRecords(statements), committed),
-    rollups: guardVerbs(sqliteRollups(statements), committed),
-    legacyUsage: guardVerbs(sqliteLegacyUsage(statements), committed),
+    members: guardVerbs(sqliteMembers(statements), committed, isOpen),
+    keys: guardVerbs(sqliteKeys(statements), committed, isOpen),
+    connections: guardVerbs(sqliteConnections(statements), committed, isOpen),
+    admission: guardVerbs(sqliteAdmission(statements), committed, isOpen),
+    records: guardVerbs(sqliteRecords(statements), committed, isOpen),
+    rollups: guardVerbs(sqliteRollups(statements), committed, isOpen),
+    legacyUsage: guardVerbs(sqliteLegacyUsage(statements), committed, isOpen),
     // An earlier data folder is imported whole at the first start (shared/store/upgrade/): nothing is left to carry.
     earlierRecords: nothingToMigrate,
     alerts: guardVerbs(sqliteAlerts(statements), committed),
