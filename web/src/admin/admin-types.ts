@@ -108,3 +108,18 @@ export interface ConnectionTestReport {
   }[];
   notListedUpstream?: string[];
 }
+
+/** `GET /admin/v1/alerts`: an alert and where its delivery stands (shared/alerts/). */
+export interface StoredAlertRow {
+  event: {
+    id: string;
+    type: string;
+    subject: Record<string, string | undefined>;
+    threshold: number | null;
+    used: number | null;
+    allowance: number | null;
+    day: string;
+    at: string;
+  };
+  delivery: { state: string; attempts?: number };
+}

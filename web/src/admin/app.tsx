@@ -3,6 +3,7 @@ import { forgetSessionKey, readSessionKey, saveSessionKey } from '../session-key
 import type { KeysAnswer } from '../usage-types.ts';
 import { type Credential, callJson, GatewayError, readSession, signOutSession } from './admin-client.ts';
 import type { SessionAnswer } from './admin-types.ts';
+import { AlertsView } from './alerts-view.tsx';
 import { AuditView } from './audit-view.tsx';
 import { ConnectionsView } from './connections-view.tsx';
 import { HoldersView } from './holders-view.tsx';
@@ -27,6 +28,7 @@ const views = [
   { id: 'connections', title: 'Connections' },
   { id: 'holders', title: 'Holders' },
   { id: 'audit', title: 'Audit log' },
+  { id: 'alerts', title: 'Alerts' },
 ] as const;
 type ViewId = (typeof views)[number]['id'] | 'me';
 
@@ -144,6 +146,7 @@ export function App() {
         {view === 'connections' ? <ConnectionsView {...context} /> : null}
         {view === 'holders' ? <HoldersView {...context} /> : null}
         {view === 'audit' ? <AuditView {...context} /> : null}
+        {view === 'alerts' ? <AlertsView {...context} /> : null}
         {view === 'me' ? <MyPage {...context} /> : null}
       </main>
     </>

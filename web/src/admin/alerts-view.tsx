@@ -1,0 +1,90 @@
+import { useState } from 'preact/hooks';
+import { alertTypes } from '../../../shared/alerts/alert-event.ts';
+import { formatDateTime, formatInteger } from '../format.ts';
+import type { StoredAlertRow } from './admin-types.ts';
+import { ErrorMessage, TableScroll } from './ui.tsx';
+import { usePagedList } from './use-list.ts';
+import type { ViewContext } from './view-context.ts';
+
+/** Who an alert is about, by name where the store has one and by id. */
+function subjectOf({ subject }: StoredAlertRow['event']): string {
+  const named = (id: string | undefined, name: string | undefined) => (name ? `${name} (${id})` : id);
+  const parts = [named(subject['memberId'], subject['memberName']), named(subject['keyId'], subject['keyName'])];
+  if (subject['connectionId']) parts.push(`${subject['provider'] ?? ''} ${subject['connectionId']}`.trim());
+  return parts.filter(Boolean).join(' · ') || '—';
+}
+
+/** What happened, in a reader's words. */
+function detailOf(event: StoredAlertRow['event']): string {
+  const number = (value: number | null) => (value === null ? '—' : formatInteger(value));
+  switch (event.type) {
+    case 'allowance.threshold':
+      return `${Math.round((event.threshold ?? 0) * 100)} % of the daily allowance: ${number(event.used)} of ${number(event.allowance)} tokens`;
+    case 'holder.requests-exhausted':
+      return `all ${number(event.allowance)} holder requests of the day used`;
+    case 'key.expiring':
+      return `expires on ${event.day}`;
+    case 'connection.credential-refused':
+      return `the provider answered ${number(event.used)}: check the connection's credential`;
+    default:
+      return event.type;
+  }
+}
+
+export function AlertsView(context: ViewContext) {
+  const [type, setType] = useState('');
+  const list = usePagedList<StoredAlertRow>(context, '/alerts', 'alerts', { type });
+
+  return (
+    <section aria-labelledby="alerts-title">
+      <div class="view-head">
+        <h1 id="alerts-title">Alerts</h1>
+      </div>
+      <search class="list-filters">
+        <div class="field">
+          <label for="alerts-type">Type</label>
+          <select id="alerts-type" value={type} onChange={(e) => setType(e.currentTarget.value)}>
+            <option value="">Any alert</option>
+            {alertTypes.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </div>
+      </search>
+      <ErrorMessage error={list.error} />
+      <TableScroll label="Alerts table">
+        <table class="console-table alerts-table">
+          <caption class="visually-hidden">Recent alerts, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Raised (UTC)</th>
+              <th scope="col">Type</th>
+              <th scope="col">About</th>
+              <th scope="col">What</th>
+              <th scope="col">Delivery</th>
+            </tr>
+          </thead>
+          <tbody>
+            {list.items.map(({ event, delivery }) => (
+              <tr key={event.id} data-type={event.type}>
+                <td class="nowrap">{formatDateTime(event.at)}</td>
+                <td>{event.type}</td>
+                <td>{subjectOf(event)}</td>
+                <td>{detailOf(event)}</td>
+                <td>{delivery.state}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
+      {!list.loading && list.items.length === 0 && !list.error ? <p class="empty-note">No alerts.</p> : null}
+      {list.nextCursor ? (
+        <button type="button" class="button-quiet" onClick={() => void list.loadMore()}>
+          Load more
+        </button>
+      ) : null}
+    </section>
+  );
+}
