@@ -6,7 +6,7 @@ import { gatewayEndpoint } from '../http/gateway-endpoint.ts';
 import { badRequest, GatewayError, notFound } from '../http/gateway-error.ts';
 import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts';
 import { describeIssues } from '../http/parse-request.ts';
-import { readJsonObject } from '../http/read-request.ts';
+import { checkRequestEnvelope, readJsonObject } from '../http/read-request.ts';
 import { renderFailure } from '../http/render-error.ts';
 import type { SessionRecord } from '../store/sign-in-items.ts';
 import * as z from '../validation/zod.ts';
@@ -57,6 +57,9 @@ const cliExchangeBody = z.strictObject({
   verifier: z.string().check(z.regex(/^[A-Za-z0-9._~-]{43,128}$/)),
 });
 
+/** What an OpenID provider sends back to the callback (RFC 6749 §4.1.2, RFC 9207's `iss`). */
+const providerAnswerParameters = ['code', 'state', 'iss', 'session_state', 'error', 'error_description', 'error_uri'];
+
 /**
  * Sign-in with the team's OpenID provider, under `/app/auth/`: `GET login` (to the provider), `GET callback` (back
  * from it), `GET session` (what the console asks first), `POST logout`, and `POST cli-token` (the admin CLI's
@@ -66,6 +69,11 @@ export async function handleSignIn(services: GatewayServices, request: GatewayRe
   try {
     const signIn = services.config.signIn;
     const operation = `${request.method} ${request.path}`;
+    // The provider's answer comes back in the callback's query (its one-time code and our state): only there are
+    // those parameters expected; anything else credential-like in a query is refused as on every other route.
+    const query = new URLSearchParams(request.query);
+    if (operation === `GET ${callbackPath}`) for (const name of providerAnswerParameters) query.delete(name);
+    checkRequestEnvelope({ ...request, query }, services.config.bodyLimitBytes);
     if (operation === 'GET /app/auth/session') return await sessionState(services, request);
     if (!signIn) throw notFound('sso_not_configured', 'Sign-in with an identity provider is not configured here.');
     switch (operation) {

@@ -1,4 +1,4 @@
-import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { AuditEntry, AuditQuery } from '../audit-entries.ts';
 import type { AuditStore } from '../store-port.ts';
 import { getControlItems } from './control-reads.ts';
@@ -9,9 +9,9 @@ import type { DynamoTables } from './dynamo-tables.ts';
  * entry is one item of kind `audit` whose index sort key is `<at>#<entry id>`, so the index lists the log newest
  * first; and, for each filter, a small pointer item of kind `audit-actor#<member>`, `audit-action#<action>` or
  * `audit-target#<id>` with the same sort key. A filtered page is then one Query of the narrowest partition plus one
- * BatchGet of the page's entries: no scan, however long the log. An entry is four small puts in one BatchWrite;
- * administrative changes are rare, so the extra writes cost little, and the keys are the entry's own, so a retry
- * writes the same four items again.
+ * BatchGet of the page's entries: no scan, however long the log. An entry is four small puts, sent together (not
+ * one BatchWrite: no function is granted BatchWriteItem, which takes no condition); administrative changes are rare,
+ * so the extra writes cost little, and the keys are the entry's own, so a retry writes the same four items again.
  */
 const entryKey = (id: string) => `audit#${id}`;
 const sortKeyOf = (entry: { at: string; id: string }) => `${entry.at}#${entry.id}`;
@@ -31,14 +31,8 @@ export function dynamoAudit(tables: DynamoTables): AuditStore {
         filterKinds.action(entry.action),
         filterKinds.target(entry.target.id),
       ].map((kind) => ({ pk: `${kind}#${entry.id}`, kind, id: sortKey }));
-      let pending: Record<string, unknown>[] = [
-        { pk: entryKey(entry.id), kind: 'audit', ...entry, id: sortKey, entryId: entry.id },
-        ...pointers,
-      ].map((item) => ({ PutRequest: { Item: item } }));
-      while (pending.length > 0) {
-        const result = await tables.client.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } }));
-        pending = (result.UnprocessedItems?.[tableName] ?? []) as Record<string, unknown>[];
-      }
+      const items = [{ pk: entryKey(entry.id), kind: 'audit', ...entry, id: sortKey, entryId: entry.id }, ...pointers];
+      await Promise.all(items.map((item) => tables.client.send(new PutCommand({ TableName: tableName, Item: item }))));
     },
 
     async list(query) {
