@@ -169,8 +169,8 @@ export async function importDynamoTables(
     .transaction(() => {
       for (const member of members.values()) {
         run(
-          `INSERT INTO members (id, name, role, status, policy, created_at, holdings_usd, holdings_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO members (id, name, role, status, policy, created_at, holdings_usd, holdings_at, version)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           member.id,
           member.name,
           member.role,
@@ -179,6 +179,8 @@ export async function importDynamoTables(
           member.createdAt,
           member.holdings?.usd ?? null,
           member.holdings?.at ?? null,
+          // Items written before records carried versions read as version 1, as the engines read them.
+          (member as { version?: number }).version ?? 1,
         );
         counts.members++;
         for (const [day, tokens] of Object.entries(member.tokenDays ?? {})) {
@@ -213,7 +215,7 @@ export async function importDynamoTables(
         const admission = members.get(key.memberId)?.keys?.[key.id];
         run(
           `INSERT INTO keys (id, member_id, name, state, generation, rotated_at, expires_at, policy, created_at,
-             key_prefix) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             key_prefix, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           key.id,
           key.memberId,
           key.name,
@@ -224,6 +226,7 @@ export async function importDynamoTables(
           JSON.stringify(key.policy ?? {}),
           key.createdAt,
           key.keyPrefix,
+          (key as { version?: number }).version ?? 1,
         );
         counts.keys++;
       }
