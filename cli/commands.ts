@@ -15,7 +15,6 @@ import {
   modelsFlag,
   optionalSwitch,
   required,
-  requiredSwitch,
   textFlag,
 } from './flag-definitions.ts';
 import { batchLegacyRecords, readLegacyUsageFile } from './legacy-usage-file.ts';
