@@ -57,6 +57,9 @@ const cliExchangeBody = z.strictObject({
   verifier: z.string().check(z.regex(/^[A-Za-z0-9._~-]{43,128}$/)),
 });
 
+/** What the admin CLI's `login` sends to start its sign-in (cli/sign-in-command.ts). */
+const cliLoginParameters = ['cli_return', 'cli_challenge'];
+
 /** What an OpenID provider sends back to the callback (RFC 6749 §4.1.2, RFC 9207's `iss`). */
 const providerAnswerParameters = ['code', 'state', 'iss', 'session_state', 'error', 'error_description', 'error_uri'];
 
@@ -73,6 +76,8 @@ export async function handleSignIn(services: GatewayServices, request: GatewayRe
     // those parameters expected; anything else credential-like in a query is refused as on every other route.
     const query = new URLSearchParams(request.query);
     if (operation === `GET ${callbackPath}`) for (const name of providerAnswerParameters) query.delete(name);
+    // The CLI's loopback address and its PKCE challenge (a hash, high-entropy by design) start its sign-in.
+    if (operation === 'GET /app/auth/login') for (const name of cliLoginParameters) query.delete(name);
     checkRequestEnvelope({ ...request, query }, services.config.bodyLimitBytes);
     if (operation === 'GET /app/auth/session') return await sessionState(services, request);
     if (!signIn) throw notFound('sso_not_configured', 'Sign-in with an identity provider is not configured here.');
