@@ -5,7 +5,8 @@ import { bundleAliases, lambdaBundling } from './lambda-bundling.ts';
 
 /**
  * The most bytes one function's bundle (its `index.mjs`, what the runtime loads at a cold start) may weigh:
- * bench/lambda-bundles.ts reports each bundle against it (docs/bundles.md says why no test enforces it today). Decimal kilobytes: 400 KB = 400,000 bytes.
+ * bench/lambda-bundles.ts reports each bundle against it (docs/bundles.md says why no test enforces it today).
+ * Decimal kilobytes: 400 KB = 400,000 bytes.
  * docs/bundles.md says how to keep code out of the bundles.
  */
 export const lambdaBundleBudgetBytes = 400_000;
