@@ -1,8 +1,9 @@
 import { alertTypes } from '../shared/alerts/alert-event.ts';
+import { describeAlertDetail, describeAlertSubject } from '../shared/alerts/describe-alert.ts';
 import * as z from '../shared/validation/zod.ts';
 import { type Command, defineCommand } from './command-definition.ts';
 import { choiceFlag, integerFlag, textFlag } from './flag-definitions.ts';
-import { orDash, renderTable } from './render-table.ts';
+import { renderTable } from './render-table.ts';
 
 /** Tolerant: only what the table reads. */
 const storedAlertSchema = z.object({
@@ -18,33 +19,6 @@ const storedAlertSchema = z.object({
   }),
   delivery: z.object({ state: z.string() }),
 });
-type StoredAlertView = z.infer<typeof storedAlertSchema>;
-
-function subjectOf({ event }: StoredAlertView): string {
-  const { subject } = event;
-  const named = (id: string | undefined, name: string | undefined) => (name ? `${name} (${id})` : id);
-  return (
-    [named(subject['memberId'], subject['memberName']), named(subject['keyId'], subject['keyName'])]
-      .concat(subject['connectionId'] ? [`${subject['provider'] ?? ''} ${subject['connectionId']}`.trim()] : [])
-      .filter(Boolean)
-      .join(' / ') || '-'
-  );
-}
-
-function detailOf({ event }: StoredAlertView): string {
-  switch (event.type) {
-    case 'allowance.threshold':
-      return `${Math.round((event.threshold ?? 0) * 100)}%: ${orDash(event.used)} of ${orDash(event.allowance)} tokens`;
-    case 'holder.requests-exhausted':
-      return `${orDash(event.allowance)} requests used`;
-    case 'key.expiring':
-      return `expires ${event.day}`;
-    case 'connection.credential-refused':
-      return `upstream answered ${orDash(event.used)}`;
-    default:
-      return '-';
-  }
-}
 
 export const alertCommands: readonly Command[] = [
   defineCommand({
@@ -75,8 +49,8 @@ export const alertCommands: readonly Command[] = [
             { header: 'TYPE', cell: (alert) => alert.event.type },
             { header: 'DAY', cell: (alert) => alert.event.day },
             { header: 'DELIVERY', cell: (alert) => alert.delivery.state },
-            { header: 'SUBJECT', cell: subjectOf },
-            { header: 'DETAIL', cell: detailOf },
+            { header: 'SUBJECT', cell: (alert) => describeAlertSubject(alert.event.subject) },
+            { header: 'DETAIL', cell: (alert) => describeAlertDetail(alert.event) },
           ])) + (nextCursor ? `More: --cursor ${nextCursor}\n` : ''),
   }),
 ];

@@ -1,35 +1,11 @@
 import { useState } from 'preact/hooks';
 import { alertTypes } from '../../../shared/alerts/alert-event.ts';
+import { describeAlertDetail, describeAlertSubject } from '../../../shared/alerts/describe-alert.ts';
 import { formatDateTime, formatInteger } from '../format.ts';
 import type { StoredAlertRow } from './admin-types.ts';
 import { ErrorMessage, TableScroll } from './ui.tsx';
 import { usePagedList } from './use-list.ts';
 import type { ViewContext } from './view-context.ts';
-
-/** Who an alert is about, by name where the store has one and by id. */
-function subjectOf({ subject }: StoredAlertRow['event']): string {
-  const named = (id: string | undefined, name: string | undefined) => (name ? `${name} (${id})` : id);
-  const parts = [named(subject['memberId'], subject['memberName']), named(subject['keyId'], subject['keyName'])];
-  if (subject['connectionId']) parts.push(`${subject['provider'] ?? ''} ${subject['connectionId']}`.trim());
-  return parts.filter(Boolean).join(' · ') || '—';
-}
-
-/** What happened, in a reader's words. */
-function detailOf(event: StoredAlertRow['event']): string {
-  const number = (value: number | null) => (value === null ? '—' : formatInteger(value));
-  switch (event.type) {
-    case 'allowance.threshold':
-      return `${Math.round((event.threshold ?? 0) * 100)} % of the daily allowance: ${number(event.used)} of ${number(event.allowance)} tokens`;
-    case 'holder.requests-exhausted':
-      return `all ${number(event.allowance)} holder requests of the day used`;
-    case 'key.expiring':
-      return `expires on ${event.day}`;
-    case 'connection.credential-refused':
-      return `the provider answered ${number(event.used)}: check the connection's credential`;
-    default:
-      return event.type;
-  }
-}
 
 export function AlertsView(context: ViewContext) {
   const [type, setType] = useState('');
@@ -71,8 +47,8 @@ export function AlertsView(context: ViewContext) {
               <tr key={event.id} data-type={event.type}>
                 <td class="nowrap">{formatDateTime(event.at)}</td>
                 <td>{event.type}</td>
-                <td>{subjectOf(event)}</td>
-                <td>{detailOf(event)}</td>
+                <td>{describeAlertSubject(event.subject)}</td>
+                <td>{describeAlertDetail(event, formatInteger)}</td>
                 <td>{delivery.state}</td>
               </tr>
             ))}
