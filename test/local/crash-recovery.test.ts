@@ -1,9 +1,11 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dataFolderLockPath } from '../../infra/local/data-folder-lock.ts';
 import { sqliteDatabasePath } from '../../infra/local/open-local-store.ts';
 import { generateKeySecret } from '../../shared/auth/key-secret.ts';
 import { openSqliteStore } from '../../shared/store/sqlite/sqlite-store.ts';
@@ -190,6 +192,8 @@ describe('a crash of the one-machine host', () => {
       );
       owner.kill('SIGTERM');
       expect(await owner.exited).toBe(0);
+      // A stop lets go of the folder before the process ends (it once ended while its store was closing, lock kept).
+      expect(existsSync(dataFolderLockPath(folder)), owner.output()).toBe(false);
       // Closed cleanly, it let go: the next start takes the folder and finds nothing left running.
       const next = await startGatewayChild({ dataDir: folder, adminKey });
       children.push(next);

@@ -87,6 +87,9 @@ export function startWalCheckpointer(options: WalCheckpointerOptions): WalCheckp
   return {
     async stop() {
       stopping = true;
+      // Held again while it stops: a closing host may have nothing else left to keep the process up, and a process
+      // that ends here ends before the rest of its close (the store's connection, the data folder's lock).
+      worker.ref();
       worker.postMessage('stop');
       await exited;
     },
