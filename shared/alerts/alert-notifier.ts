@@ -2,7 +2,7 @@ import { logger } from '../observability/logger.ts';
 import type { GatewayStore } from '../store/store-port.ts';
 import { firstDelivery } from './alert-delivery-state.ts';
 import { type AlertEvent, type AlertSubject, type AlertType, alertId } from './alert-event.ts';
-import { chargedTokens, reachedThresholds } from './allowance-thresholds.ts';
+import { reachedThresholds } from './allowance-thresholds.ts';
 
 /** Keys expiring within this many days are announced, once per key and expiry day. */
 export const keyExpiryWarningDays = 7;
@@ -85,16 +85,18 @@ export function createAlertNotifier(options: AlertNotifierOptions): AlertNotifie
       if (dailyTokens === undefined || settings.thresholds.length === 0) return;
       const seen = reachedByMember.get(memberId);
       if (seen?.day === day && seen.reached >= settings.thresholds.length) return;
-      const account = await store.admission.account(memberId);
-      if (!account) return;
-      const charged = chargedTokens(account.tokenDays[day] ?? 0, Object.values(account.leases), day);
+      // One bounded read per settlement; the member's name only once a threshold is reached.
+      const charged = await store.admission.chargedToday(memberId, day);
+      if (charged === undefined) return;
       const reached = reachedThresholds(charged, dailyTokens, settings.thresholds);
       const alreadySeen = seen?.day === day ? seen.reached : 0;
       if (reached.length <= alreadySeen) return;
+      const member = await store.members.get(memberId);
+      if (!member) return;
       reachedByMember.set(memberId, { day, reached: reached.length });
       for (const threshold of reached.slice(alreadySeen)) {
         await raise('allowance.threshold', memberId, {
-          subject: { memberId, memberName: account.name },
+          subject: { memberId, memberName: member.name },
           threshold,
           used: charged,
           allowance: dailyTokens,

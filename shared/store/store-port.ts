@@ -168,6 +168,13 @@ export interface AdmissionStore {
    * flight) on `day`, and keys neither revoked nor expired at `now`. For lists: a bounded read per page.
    */
   today(memberIds: readonly string[], day: string, now: Date): Promise<Map<string, MemberToday>>;
+  /**
+   * The tokens charged to a member on `day`: the day's count less what requests still in flight hold reserved in
+   * it (`MemberToday.used`); undefined when the store holds no admission state for the member. One bounded read:
+   * the allowance alerts ask it after every settlement, where reading the whole `account` cost more than the rest
+   * of the settlement.
+   */
+  chargedToday(memberId: string, day: string): Promise<number | undefined>;
   /** A member's admission state, for inspection and for saying why an admission was refused. */
   account(memberId: string): Promise<MemberAccount | undefined>;
   /** Every lease, of any member, that expired by `now` (epoch ms): requests whose process died. */

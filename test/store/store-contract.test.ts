@@ -399,6 +399,21 @@ describe.each(testEngineNames)('store contract on %s', (engineName) => {
       expect((await account(ids.memberId)).tokenDays[day]).toBe(25);
     });
 
+    it('says what a member was charged on a day: its count less what requests in flight still hold', async () => {
+      const ids = await memberWithKey();
+      const first = admission(ids, { reserve: 50 });
+      const inFlight = admission(ids, { reserve: 20 });
+      expect((await store.admission.admit(first)).admitted).toBe(true);
+      expect((await store.admission.admit(inFlight)).admitted).toBe(true);
+      expect(await store.admission.chargedToday(ids.memberId, day)).toBe(0);
+      await store.admission.settle(settlementOf(first, ids.memberId, ids.keyId, 30));
+      expect(await store.admission.chargedToday(ids.memberId, day)).toBe(30);
+      const today = await store.admission.today([ids.memberId], day, new Date(admittedAt));
+      expect(today.get(ids.memberId)?.used).toBe(30);
+      expect(await store.admission.chargedToday(ids.memberId, '2001-01-01')).toBe(0);
+      expect(await store.admission.chargedToday(`mem_${unique()}`, day)).toBeUndefined();
+    });
+
     it('closes the running record written at admission, and keeps what admission wrote', async () => {
       const ids = await memberWithKey();
       const request = admission(ids);

@@ -8,6 +8,7 @@ import {
   type AdmissionItem,
   admissionKey,
   compactMinute,
+  decodeLease,
   encodeLease,
   isoMinute,
   keyMinuteName,
@@ -16,7 +17,7 @@ import {
 } from './admission-item.ts';
 import { allOf, conditionFragments } from './condition-fragments.ts';
 import { type KeyItem, keyKey, type MemberItem, memberKey } from './control-item-shapes.ts';
-import { getControlItems, listControlItems } from './control-reads.ts';
+import { getControlItem, getControlItems, listControlItems } from './control-reads.ts';
 import { membersTodayOnDynamo } from './dynamo-pages.ts';
 import { closeRecord } from './dynamo-records.ts';
 import { type DynamoTables, isConditionFailure } from './dynamo-tables.ts';
@@ -283,6 +284,18 @@ export function dynamoAdmission(tables: DynamoTables): AdmissionStore {
     },
 
     today: (memberIds, day, now) => membersTodayOnDynamo(tables, memberIds, day, now),
+
+    /** One consistent read of the admission item, which holds the day's count and the leases in flight. */
+    async chargedToday(memberId, day) {
+      const item = await getControlItem<AdmissionItem>(tables, admissionKey(memberId).pk, true);
+      if (!item) return undefined;
+      let reserved = 0;
+      for (const value of Object.values(item.l ?? {})) {
+        const lease = decodeLease(value);
+        if (new Date(lease.admittedAt).toISOString().slice(0, 10) === day) reserved += lease.reserved;
+      }
+      return Math.max(0, (item.t?.[day] ?? 0) - reserved);
+    },
 
     async account(memberId) {
       return (await readAccount(tables, memberId, 'all'))?.account;

@@ -78,6 +78,13 @@ function toCounters(row: CountersRow): AdmissionCounters {
   };
 }
 
+/** A member's charged tokens of a day, in one statement: the day's count and what its leases still hold reserved. */
+const chargedTodaySql = `
+  SELECT
+    (SELECT 1 FROM members WHERE id = @memberId) AS known,
+    (SELECT tokens FROM token_days WHERE member_id = @memberId AND day = @day) AS tokens,
+    (SELECT coalesce(sum(reserved), 0) FROM leases WHERE member_id = @memberId AND day = @day) AS reserved`;
+
 type CounterTable = 'token_days' | 'holder_days' | 'member_minutes' | 'key_minutes';
 
 /** Adds to one counter row, creating it at the amount: the SQL of each counter table, written once. */
@@ -152,6 +159,16 @@ export function sqliteAdmission(statements: Statements): AdmissionStore {
     admit: async (request) => admitInTransaction(request),
     settle: async (closed) => settleInTransaction(closed),
     today: async (memberIds, day, now) => membersToday(statements, memberIds, day, now),
+
+    async chargedToday(memberId, day) {
+      const row = statements.get(chargedTodaySql).get({ memberId, day }) as {
+        known: number | null;
+        tokens: number | null;
+        reserved: number;
+      };
+      if (row.known === null) return undefined;
+      return Math.max(0, (row.tokens ?? 0) - row.reserved);
+    },
 
     async account(memberId) {
       const member = statements.get('SELECT * FROM members WHERE id = ?').get(memberId) as
