@@ -85,6 +85,50 @@ describe('the flat log line', () => {
     expect(JSON.parse(flat)).toMatchObject({ requestId: 'req_lYapfz21DJJuYcjw', nested: { deep: [1, '2'] } });
   });
 
+  it('prints what info prints for a logger given keys when it was made, or a Lambda context, or keys later', () => {
+    vi.useFakeTimers({ now: new Date('2024-02-29T12:30:00.000Z'), toFake: ['Date'] });
+    const withPersistentKeys = new FlatLineLogger({ serviceName: 'model-gateway', persistentKeys: { stage: 'prod' } });
+    const persistent = printed(() => withPersistentKeys.infoFlat('request settled', settledFields));
+    expect(persistent).toBe(printed(() => withPersistentKeys.info('request settled', settledFields)));
+    expect(JSON.parse(persistent)).toMatchObject({ stage: 'prod' });
+
+    const withContext = new FlatLineLogger({ serviceName: 'model-gateway' });
+    withContext.addContext({
+      functionName: 'chat-completions',
+      functionVersion: '$LATEST',
+      invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:chat-completions',
+      memoryLimitInMB: '1024',
+      awsRequestId: 'c6af9ac6-7b61-11e6-9a41-93e812345678',
+      logGroupName: '/aws/lambda/chat-completions',
+      logStreamName: 'stream',
+      callbackWaitsForEmptyEventLoop: true,
+      getRemainingTimeInMillis: () => 1000,
+      done: () => {},
+      fail: () => {},
+      succeed: () => {},
+    });
+    const inLambda = printed(() => withContext.infoFlat('request settled', settledFields));
+    expect(inLambda).toBe(printed(() => withContext.info('request settled', settledFields)));
+    expect(JSON.parse(inLambda)).toMatchObject({ function_name: 'chat-completions' });
+
+    const laterKeys = new FlatLineLogger({ serviceName: 'model-gateway' });
+    printed(() => laterKeys.infoFlat('request settled', settledFields));
+    laterKeys.appendPersistentKeys({ region: 'eu' });
+    const afterKeys = printed(() => laterKeys.infoFlat('request settled', settledFields));
+    expect(afterKeys).toBe(printed(() => laterKeys.info('request settled', settledFields)));
+    expect(JSON.parse(afterKeys)).toMatchObject({ region: 'eu' });
+  });
+
+  it('prints the timestamp in the configured time zone, and an empty message not at all, as info does', () => {
+    vi.useFakeTimers({ now: new Date('2024-02-29T23:30:00.000Z'), toFake: ['Date'] });
+    vi.stubEnv('TZ', 'Asia/Dhaka');
+    const logger = new FlatLineLogger({ serviceName: 'model-gateway' });
+    const flat = printed(() => logger.infoFlat('', settledFields));
+    expect(flat).toBe(printed(() => logger.info('', settledFields)));
+    expect(flat).toContain('"timestamp":"2024-03-01T05:30:00.000+06:00"');
+    expect(JSON.parse(flat)).not.toHaveProperty('message');
+  });
+
   it('prints nothing above INFO', () => {
     const logger = new FlatLineLogger({ serviceName: 'model-gateway', logLevel: 'WARN' });
     expect(printed(() => logger.infoFlat('request settled', settledFields))).toBe('');
