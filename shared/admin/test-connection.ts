@@ -85,7 +85,7 @@ export async function testConnection(
 ): Promise<ConnectionTestReport> {
   const connection = (await services.store.connections.list()).find((candidate) => candidate.id === id);
   if (!connection) throw notFound('connection_not_found', `No connection has the id ${id}.`);
-  const wire = upstreamWireFor(connection.wire);
+  const wire = await upstreamWireFor(connection.wire);
   // A wire with no model list (Bedrock's runtime) is proven by a one-token generation, asked for or not.
   const generation =
     options.generate || wire.modelList === undefined ? generationModel(connection, options.model) : undefined;

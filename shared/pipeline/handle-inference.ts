@@ -22,7 +22,7 @@ import { logger } from '../observability/logger.ts';
 import type { GenAiOperation, RequestTrace, RoutedRequest } from '../observability/request-trace.ts';
 import { newId } from '../store/ids.ts';
 import { AdmissionRefusedError } from '../store/store-errors.ts';
-import type { ClientWireReach } from '../translation/client-wire-reach.ts';
+import { type ClientWireReach, reachTo } from '../translation/client-wire-reach.ts';
 import { translateRequest, type WireTranslation } from '../translation/wire-translation.ts';
 import type { ClientWireFormat, StreamFraming, WireRequest } from '../wires/client-wire-format.ts';
 import { parseJson } from '../wires/parse-json.ts';
@@ -178,12 +178,11 @@ async function prepareRequest<Request extends WireRequest, ClientEvent, Upstream
   });
   assertFitsContextWindow({ publicId: model.publicId, limits }, inputEstimate, requestedOutput);
   const requestId = newId('req');
-  const upstreamWire = reach.upstreamWires[connection.wire];
-  // Routing only picks a connection the client wire reaches (translation-paths.ts), each in its function's reach.
-  if (!upstreamWire) throw new Error(`the ${connection.wire} upstream wire is not in this function's reach`);
+  // The wire, the hops and Bedrock's code are imported by the first request that needs them (client-wire-reach.ts).
+  const { upstreamWire, hops } = await reachTo(reach, clientWire.wire, connection.wire);
   const translation = translateRequest(
     clientRequest,
-    { clientWire, upstreamWire, catalog: model.catalog, framing, hops: reach.hops },
+    { clientWire, upstreamWire, catalog: model.catalog, framing, hops },
     {
       requestId,
       publicModel: model.publicId,

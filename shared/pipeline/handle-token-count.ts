@@ -64,7 +64,7 @@ async function countUpstream<Request extends WireRequest>(
 ): Promise<GatewayResponse> {
   const { config } = services;
   const { model, connection } = routed;
-  const upstreamWire = upstreamWireFor(connection.wire);
+  const upstreamWire = await upstreamWireFor(connection.wire);
   // Counting is always native: the client's format is the connection's.
   const forwarded = forwardedHeaders(upstreamWire, true, request.headers);
   const upstream = await requestToSend(

@@ -13,6 +13,17 @@ export const upstreamWires = [
 export type UpstreamWire = (typeof upstreamWires)[number];
 
 /**
+ * Amazon Bedrock's wires (`bedrock`, `bedrock-…`). Their code — the formats, SigV4 signing, the event-stream codec
+ * and the hops that lead to them — is loaded on a process's first Bedrock request, not at a function's cold start
+ * (shared/translation/client-reach/bedrock-reach.ts).
+ */
+export type BedrockWire = Extract<UpstreamWire, 'bedrock' | `bedrock-${string}`>;
+
+export function isBedrockFamilyWire(wire: UpstreamWire): wire is BedrockWire {
+  return wire === 'bedrock' || wire.startsWith('bedrock-');
+}
+
+/**
  * The wires a connection can be created with. Bedrock's Converse is a format only the Bedrock transport (SigV4
  * signing, the binary event stream) can carry, so it is not one on its own: a `bedrock` connection carries it.
  */

@@ -21,8 +21,8 @@ function build(upstreamModel: string, stream: boolean, outputCap?: number, extra
 }
 
 describe('the Converse upstream wire', () => {
-  it('is the wire module for bedrock-converse, which no client speaks as it is and no connection names alone', () => {
-    expect(upstreamWireFor('bedrock-converse')).toBe(wire);
+  it('is the wire module for bedrock-converse, which no client speaks as it is and no connection names alone', async () => {
+    expect(await upstreamWireFor('bedrock-converse')).toBe(wire);
     expect(clientWiresServedBy('bedrock-converse')).toEqual([]);
     expect(connectionWires).not.toContain('bedrock-converse');
   });
