@@ -1,4 +1,5 @@
-import { loadAnthropicMessagesUpstreamWire, loadOpenaiChatUpstreamWire } from '../../wires/load-upstream-wires.ts';
+import { anthropicMessagesUpstreamWire } from '../../wires/anthropic-messages/anthropic-messages-upstream-wire.ts';
+import { loadOpenaiChatUpstreamWire } from '../../wires/load-upstream-wires.ts';
 import type { ClientWireReach } from '../client-wire-reach.ts';
 import { loadBedrockReach } from './load-bedrock-reach.ts';
 import { loadMessagesToChatHop } from './load-hops.ts';
@@ -7,7 +8,8 @@ import { loadMessagesToChatHop } from './load-hops.ts';
 export const anthropicMessagesReach: ClientWireReach = {
   hops: { 'messages-to-chat': loadMessagesToChatHop },
   upstreamWires: {
-    'anthropic-messages': loadAnthropicMessagesUpstreamWire,
+    // The function's own wire comes with it: its usual requests, passed through, import nothing more.
+    'anthropic-messages': async () => anthropicMessagesUpstreamWire,
     'openai-chat': loadOpenaiChatUpstreamWire,
   },
   bedrock: loadBedrockReach,

@@ -1,4 +1,5 @@
-import { loadAnthropicMessagesUpstreamWire, loadOpenaiChatUpstreamWire } from '../../wires/load-upstream-wires.ts';
+import { loadAnthropicMessagesUpstreamWire } from '../../wires/load-upstream-wires.ts';
+import { openaiChatUpstreamWire } from '../../wires/openai-chat/openai-chat-upstream-wire.ts';
 import type { ClientWireReach } from '../client-wire-reach.ts';
 import { loadBedrockReach } from './load-bedrock-reach.ts';
 import { loadChatToMessagesHop } from './load-hops.ts';
@@ -7,7 +8,8 @@ import { loadChatToMessagesHop } from './load-hops.ts';
 export const openaiChatReach: ClientWireReach = {
   hops: { 'chat-to-messages': loadChatToMessagesHop },
   upstreamWires: {
-    'openai-chat': loadOpenaiChatUpstreamWire,
+    // The function's own wire comes with it: its usual requests, passed through, import nothing more.
+    'openai-chat': async () => openaiChatUpstreamWire,
     'anthropic-messages': loadAnthropicMessagesUpstreamWire,
   },
   bedrock: loadBedrockReach,

@@ -1,8 +1,5 @@
-import {
-  loadAnthropicMessagesUpstreamWire,
-  loadOpenaiChatUpstreamWire,
-  loadOpenaiResponsesUpstreamWire,
-} from '../../wires/load-upstream-wires.ts';
+import { loadAnthropicMessagesUpstreamWire, loadOpenaiChatUpstreamWire } from '../../wires/load-upstream-wires.ts';
+import { openaiResponsesUpstreamWire } from '../../wires/openai-responses/openai-responses-upstream-wire.ts';
 import type { ClientWireReach } from '../client-wire-reach.ts';
 import { loadBedrockReach } from './load-bedrock-reach.ts';
 import { loadChatToMessagesHop, loadResponsesToChatHop } from './load-hops.ts';
@@ -14,7 +11,8 @@ export const openaiResponsesReach: ClientWireReach = {
     'chat-to-messages': loadChatToMessagesHop,
   },
   upstreamWires: {
-    'openai-responses': loadOpenaiResponsesUpstreamWire,
+    // The function's own wire comes with it: its usual requests, passed through, import nothing more.
+    'openai-responses': async () => openaiResponsesUpstreamWire,
     'openai-chat': loadOpenaiChatUpstreamWire,
     'anthropic-messages': loadAnthropicMessagesUpstreamWire,
   },
