@@ -137,6 +137,11 @@ const environmentSchema = z.object({
    * groups claim, such as Google): the member's own role decides, as an administrator set it.
    */
   GATEWAY_OIDC_ADMIN_GROUPS: z._default(commaList, []),
+  /**
+   * Groups whose people may sign in at all (administrators' groups count too); empty: anyone the other checks let
+   * in. A member whose person is in none of them at a sign-in is disabled (docs/sign-in.md, "Removed people").
+   */
+  GATEWAY_OIDC_ALLOWED_GROUPS: z._default(commaList, []),
   /** E-mail domains that may sign in; empty: any verified address. */
   GATEWAY_OIDC_EMAIL_DOMAINS: z._default(commaList, []),
   /** A person no member stands for yet: refused, or made a member with the team's default limits. */
@@ -249,6 +254,7 @@ function readSignIn(env: z.infer<typeof environmentSchema>) {
     emailVerifiedClaim: env.GATEWAY_OIDC_EMAIL_VERIFIED_CLAIM,
     groupsClaim: env.GATEWAY_OIDC_GROUPS_CLAIM,
     adminGroups: env.GATEWAY_OIDC_ADMIN_GROUPS,
+    allowedGroups: env.GATEWAY_OIDC_ALLOWED_GROUPS,
     emailDomains: env.GATEWAY_OIDC_EMAIL_DOMAINS.map((domain) => domain.toLowerCase().replace(/^@/, '')),
     unknownPeople: env.GATEWAY_OIDC_UNKNOWN_PEOPLE,
     sessionMs: Math.round(env.GATEWAY_SESSION_HOURS * 3_600_000),

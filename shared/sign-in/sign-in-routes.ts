@@ -12,6 +12,7 @@ import type { SessionRecord } from '../store/sign-in-items.ts';
 import * as z from '../validation/zod.ts';
 import { oidcRuntime, verifyIdTokenSignature } from './oidc-client.ts';
 import { memberForPerson, personOf, sessionRole } from './person-member.ts';
+import { disableRemovedPerson } from './removed-person.ts';
 import { authenticateCaller } from './session-authentication.ts';
 import {
   consoleHeader,
@@ -235,7 +236,14 @@ async function callback(services: GatewayServices, signIn: SignInConfig, request
     ]);
   } catch (error) {
     if (error instanceof SignInRefusal) {
-      await auditSignIn(services, 'session.refused', { code: error.code, subject: claims.sub, email: person?.email });
+      // A verified token that says the provider no longer lets this person in disables the member it is linked to.
+      const disabled = await disableRemovedPerson(services, claims.sub, error);
+      await auditSignIn(services, 'session.refused', {
+        code: error.code,
+        memberId: disabled?.id,
+        subject: claims.sub,
+        email: person?.email ?? (typeof claims.email === 'string' ? claims.email : undefined),
+      });
     }
     throw error;
   }

@@ -22,6 +22,8 @@ export interface TestIdentityProvider {
   people: Map<string, TestPerson>;
   /** Who signs in at the provider's next login prompt (the "interaction" a test drives). */
   signInAs(subject: string): void;
+  /** The provider's next login prompt refuses (`error=access_denied`, as for a person it no longer lets in). */
+  refuseNextSignIn(): void;
   /** Replaces the ID token of the next token endpoint answers (forgeries), until set back to undefined. */
   rewriteIdToken: ((genuine: string) => Promise<string>) | undefined;
   /** Replaces the key set the provider publishes (a key rotation), until set back to undefined. */
@@ -43,13 +45,16 @@ export interface TestIdentityProvider {
 export async function startTestIdentityProvider(): Promise<TestIdentityProvider> {
   let provider: Provider | undefined;
   let nextSubject: string | undefined;
+  let refuseNext = false;
   const server: Server = createServer((request, response) => {
     if (!provider) {
       response.writeHead(503).end();
       return;
     }
     if (request.url?.startsWith('/interaction/')) {
-      void finishInteraction(provider, nextSubject, request, response);
+      const refuse = refuseNext;
+      refuseNext = false;
+      void finishInteraction(provider, refuse ? 'refuse' : nextSubject, request, response);
       return;
     }
     provider.callback()(request, response);
@@ -70,6 +75,9 @@ export async function startTestIdentityProvider(): Promise<TestIdentityProvider>
     people,
     signInAs(subject) {
       nextSubject = subject;
+    },
+    refuseNextSignIn() {
+      refuseNext = true;
     },
     rewriteIdToken: undefined,
     publishedKeys: undefined,
@@ -133,7 +141,7 @@ export async function startTestIdentityProvider(): Promise<TestIdentityProvider>
 
 async function finishInteraction(
   provider: Provider,
-  subject: string | undefined,
+  subject: string | 'refuse' | undefined,
   request: Parameters<Provider['interactionFinished']>[0],
   response: Parameters<Provider['interactionFinished']>[1],
 ): Promise<void> {
@@ -146,7 +154,9 @@ async function finishInteraction(
     await provider.interactionFinished(
       request,
       response,
-      { login: { accountId: subject } },
+      subject === 'refuse'
+        ? { error: 'access_denied', error_description: 'This person may not use the application.' }
+        : { login: { accountId: subject } },
       {
         mergeWithLastSubmission: false,
       },
