@@ -12,6 +12,7 @@ import type { SessionRecord } from '../store/sign-in-items.ts';
 import * as z from '../validation/zod.ts';
 import { oidcRuntime, verifyIdTokenSignature } from './oidc-client.ts';
 import { memberForPerson, personOf, sessionRole } from './person-member.ts';
+import { refusalPage, wantsPage } from './refusal-page.ts';
 import { disableRemovedPerson } from './removed-person.ts';
 import { authenticateCaller } from './session-authentication.ts';
 import {
@@ -96,6 +97,7 @@ export async function handleSignIn(services: GatewayServices, request: GatewayRe
     }
   } catch (error) {
     if (error instanceof SignInRefusal) {
+      if (wantsPage(request)) return refusalPage(error.status, error.code, error.message, consolePath);
       return renderFailure(new GatewayError(error.status, error.code, error.message), 'openai', {
         operation: 'sign-in',
         requestId: request.requestId,
