@@ -35,6 +35,7 @@ describe('sign-in configuration', () => {
       GATEWAY_OIDC_ISSUER: 'https://login.example.com',
       GATEWAY_OIDC_CLIENT_ID: 'gateway',
       GATEWAY_OIDC_CLIENT_SECRET_NAME: 'model-gateway/prod/oidc-client-secret',
+      GATEWAY_OIDC_DEVICE_CLIENT_ID: 'gateway-cli',
       GATEWAY_OIDC_SCOPES: 'openid email profile groups',
       GATEWAY_OIDC_GROUPS_CLAIM: 'cognito:groups',
       GATEWAY_OIDC_ADMIN_GROUPS: 'gateway-admins, platform',
@@ -45,6 +46,7 @@ describe('sign-in configuration', () => {
     });
     expect(config.signIn).toMatchObject({
       clientSecret: { kind: 'secret-store', name: 'model-gateway/prod/oidc-client-secret' },
+      deviceClientId: 'gateway-cli',
       scopes: 'openid email profile groups',
       groupsClaim: 'cognito:groups',
       adminGroups: ['gateway-admins', 'platform'],

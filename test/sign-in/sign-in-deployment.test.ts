@@ -11,6 +11,7 @@ describe('sign-in on AWS: settings by context, the client secret in Secrets Mana
         stage: 'prod',
         oidcIssuer: 'https://example.okta.com/oauth2/default',
         oidcClientId: '0oa1',
+        oidcDeviceClientId: '0oa2',
         oidcAdminGroups: ['gateway-admins', 'platform'],
         oidcAllowedGroups: 'staff',
         oidcEmailVerifiedClaim: 'xms_edov',
@@ -22,6 +23,7 @@ describe('sign-in on AWS: settings by context, the client secret in Secrets Mana
     expect(settings.signInEnvironment).toEqual({
       GATEWAY_OIDC_ISSUER: 'https://example.okta.com/oauth2/default',
       GATEWAY_OIDC_CLIENT_ID: '0oa1',
+      GATEWAY_OIDC_DEVICE_CLIENT_ID: '0oa2',
       GATEWAY_OIDC_ADMIN_GROUPS: 'gateway-admins,platform',
       GATEWAY_OIDC_ALLOWED_GROUPS: 'staff',
       GATEWAY_OIDC_EMAIL_VERIFIED_CLAIM: 'xms_edov',

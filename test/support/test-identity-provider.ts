@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import Provider from 'oidc-provider';
 
+const deviceCodeGrant = 'urn:ietf:params:oauth:grant-type:device_code';
+
 type SigningKey = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
 
 /** A person of the test provider: the claims its ID tokens carry about them. */
@@ -42,7 +44,16 @@ export interface TestIdentityProvider {
  * endpoints let a test play a hostile or rotating provider: the token endpoint's ID token can be swapped for a
  * forged one, and the published key set replaced; the key set's fetches are counted.
  */
-export async function startTestIdentityProvider(): Promise<TestIdentityProvider> {
+export interface TestIdentityProviderOptions {
+  /** Offer the device flow (RFC 8628): discovery then has a `device_authorization_endpoint`. */
+  deviceFlow?: boolean;
+  /** With the device flow: a public client of its own for it (as Okta and Entra ID want), else the gateway's. */
+  deviceClientId?: string;
+}
+
+export async function startTestIdentityProvider(
+  options: TestIdentityProviderOptions = {},
+): Promise<TestIdentityProvider> {
   let provider: Provider | undefined;
   let nextSubject: string | undefined;
   let refuseNext = false;
@@ -89,10 +100,25 @@ export async function startTestIdentityProvider(): Promise<TestIdentityProvider>
             client_id: harness.clientId,
             client_secret: harness.clientSecret,
             redirect_uris: [redirectUri],
-            grant_types: ['authorization_code'],
+            grant_types: [
+              'authorization_code',
+              ...(options.deviceFlow && !options.deviceClientId ? [deviceCodeGrant] : []),
+            ],
             response_types: ['code'],
             token_endpoint_auth_method: 'client_secret_basic',
           },
+          ...(options.deviceFlow && options.deviceClientId
+            ? [
+                {
+                  client_id: options.deviceClientId,
+                  application_type: 'native' as const,
+                  grant_types: [deviceCodeGrant],
+                  response_types: [],
+                  redirect_uris: [],
+                  token_endpoint_auth_method: 'none',
+                },
+              ]
+            : []),
         ],
         jwks: { keys: [privateJwk] },
         cookies: { keys: ['test-provider-cookie-key'] },
@@ -116,7 +142,7 @@ export async function startTestIdentityProvider(): Promise<TestIdentityProvider>
           await grant.save();
           return grant;
         },
-        features: { devInteractions: { enabled: false } },
+        features: { devInteractions: { enabled: false }, deviceFlow: { enabled: options.deviceFlow ?? false } },
         pkce: { required: () => true },
         ttl: { Interaction: 600, Grant: 600, Session: 600, AccessToken: 600, IdToken: 600 },
       });
@@ -147,6 +173,22 @@ async function finishInteraction(
 ): Promise<void> {
   try {
     const interaction = await provider.interactionDetails(request, response);
+    const accountId = interaction.session?.accountId;
+    if (interaction.prompt.name === 'consent' && accountId !== undefined) {
+      // The device flow asks for consent where `loadExistingGrant` had no scope to grant: granted as asked.
+      const grant = new provider.Grant({ clientId: interaction.params.client_id, accountId });
+      const { missingOIDCScope, missingOIDCClaims } = interaction.prompt.details;
+      if (missingOIDCScope) grant.addOIDCScope(missingOIDCScope.join(' '));
+      if (missingOIDCClaims) grant.addOIDCClaims(missingOIDCClaims);
+      const grantId = await grant.save();
+      await provider.interactionFinished(
+        request,
+        response,
+        { consent: { grantId } },
+        { mergeWithLastSubmission: true },
+      );
+      return;
+    }
     if (interaction.prompt.name !== 'login' || subject === undefined) {
       response.writeHead(400, { 'content-type': 'text/plain' }).end(`unexpected prompt ${interaction.prompt.name}`);
       return;
