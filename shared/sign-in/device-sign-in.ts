@@ -110,7 +110,8 @@ export async function finishDeviceSignIn(
       return json(202, { pending: true });
     }
     const code = error instanceof client.ResponseBodyError ? error.error : isAbort(error) ? 'expired_token' : undefined;
-    if (code === undefined) throw error;
+    // Anything else is the provider's answer failing openid-client's checks (an ID token's alg, iss, aud, times).
+    if (code === undefined) throw await refusedToken(services, error);
     await auditSignIn(services, 'session.refused', { code: `provider_${code}`, client: 'cli' });
     if (code === 'expired_token')
       throw new SignInRefusal('device_code_expired', 'The code expired before it was entered; run login again.', 400);

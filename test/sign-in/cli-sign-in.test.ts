@@ -2,6 +2,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { decodeJwt, type JWTPayload, SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliIo, runCli } from '../../cli/run-cli.ts';
 import { sessionFilePath } from '../../cli/stored-session.ts';
@@ -233,6 +234,30 @@ describe('the admin CLI signs in with the device flow (RFC 8628)', () => {
     expect(await done.json()).toMatchObject({ session: expect.stringMatching(/^gws_/), member: { role: 'admin' } });
     // The handle is spent once the session is given.
     expect((await askForSession(started.handle)).status).toBe(400);
+  }, 60_000);
+
+  it('verifies the device flow’s ID token as the callback’s: alg none and another client’s audience refused', async () => {
+    const forgeries = [
+      (claims: JWTPayload) => new UnsecuredJWT(claims).encode(),
+      // Signed by the provider, but for the gateway's web client: the device flow's token must name the device client.
+      (claims: JWTPayload) =>
+        new SignJWT({ ...claims, aud: deviceProvider.clientId })
+          .setProtectedHeader({ alg: 'RS256', kid: deviceProvider.signingKey.kid })
+          .sign(deviceProvider.signingKey.privateKey),
+    ];
+    for (const forge of forgeries) {
+      const started = await startDevice();
+      deviceProvider.signInAs('sub-ada');
+      deviceProvider.rewriteIdToken = async (genuine) => forge(decodeJwt(genuine));
+      try {
+        await completeDeviceSignIn(started.verificationUriComplete);
+        const refused = await askForSession(started.handle);
+        expect(refused.status).toBe(401);
+        expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('id_token_invalid');
+      } finally {
+        deviceProvider.rewriteIdToken = undefined;
+      }
+    }
   }, 60_000);
 
   it('refuses the sign-in the provider refuses, and audits it', async () => {
