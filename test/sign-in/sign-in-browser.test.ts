@@ -159,13 +159,31 @@ describe.each(['sqlite', 'dynamodb'] as const)('sign-in with SSO in Chromium, on
     }
   });
 
-  it('makes a person in no admin group a member who creates a key and calls a model, until the administrator disables them', async () => {
-    const bob = await signInWithSso('sub-bob');
+  it('makes a person in no admin group a member with the defaults set in the console, who creates a key and calls a model, until the administrator disables them', async () => {
+    // The administrator sets the team's default limits for new members in the console's Settings.
     const ada = await signInWithSso('sub-ada');
+    await ada.page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Settings' }).click();
+    await ada.page.getByRole('heading', { level: 1, name: 'Settings' }).waitFor();
+    await ada.page.getByLabel('Daily tokens').fill('50,000');
+    await ada.page.getByLabel('Requests per minute').fill('30');
+    await ada.page.getByRole('button', { name: 'Save defaults' }).click();
+    await ada.page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    await shoot(ada.page, 'sso-settings');
+    await ada.page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Members' }).click();
+
+    const bob = await signInWithSso('sub-bob');
     try {
       // Bob lands on his own page: no console views, his allowance and keys.
       await bob.page.getByRole('heading', { level: 1, name: 'bob@example.com' }).waitFor();
       expect(await bob.page.getByRole('link', { name: 'Members' }).count()).toBe(0);
+      // His member was made with the defaults the administrator saved.
+      expect(await text(bob.page.locator('[data-total="left"]'))).toContain('of 50,000 a day');
+      const state = (await pageFetch(bob.page, '/app/auth/session', { console: false })).body as {
+        member: { id: string };
+      };
+      const bobId = state.member.id;
+      const { member } = await gateway.admin.call<{ member: { policy: object } }>('GET', `/members/${bobId}`);
+      expect(member.policy).toEqual({ dailyTokens: 50_000, rpm: 30 });
       expect((await pageFetch(bob.page, '/admin/v1/members')).status).toBe(403);
 
       await bob.page.getByLabel('Name').fill('laptop');
@@ -179,7 +197,8 @@ describe.each(['sqlite', 'dynamodb'] as const)('sign-in with SSO in Chromium, on
         openai.chat.completions.create({ model: 'acme/acme-1', messages: [{ role: 'user', content: 'hello' }] });
       expect((await ask()).choices.length).toBe(1);
 
-      // The administrator disables Bob in the console.
+      // The administrator disables Bob in the console (the members list read again: Bob joined after it loaded).
+      await ada.page.reload();
       await ada.page.getByRole('heading', { level: 1, name: 'Members' }).waitFor();
       const bobRow = ada.page
         .getByRole('row')
