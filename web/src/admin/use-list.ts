@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { adminPath, callJson, GatewayError } from './admin-client.ts';
 import type { ViewContext } from './view-context.ts';
 
@@ -6,6 +6,10 @@ import type { ViewContext } from './view-context.ts';
  * One paged admin list (`{ <name>: Item[], nextCursor }`): the first page on mount and whenever the filters
  * change, further pages on "Load more". A list endpoint without paging (no `nextCursor`) is one page.
  */
+const pageSize = 50;
+/** At most this many requests per "page" the console shows (each a bounded read on the gateway). */
+const maxRounds = 5;
+
 export function usePagedList<Item>(
   context: ViewContext,
   path: string,
@@ -17,24 +21,41 @@ export function usePagedList<Item>(
   const [error, setError] = useState<unknown>(null);
   const [loading, setLoading] = useState(true);
   const filterKey = JSON.stringify(filters);
+  // The latest fetch: an answer to an earlier one (filters changed while it was under way) is dropped, so a slow
+  // answer never replaces the list the current filters asked for.
+  const latest = useRef(0);
 
   const fetchPage = useCallback(
     async (cursor: string | null) => {
+      const fetchNumber = ++latest.current;
       setLoading(true);
+      // A new list (other filters): no "Load more" until it is here, so a page of the old list is never appended.
+      if (cursor === null) setNextCursor(null);
       try {
-        const answer = await callJson<Record<string, unknown>>(
-          context.signed.credential,
-          adminPath(path, { ...filters, limit: 50, cursor }),
-        );
-        const page = (answer[name] as Item[] | undefined) ?? [];
+        // On DynamoDB a filtered page reads a bounded stretch of the list and may come back short, even empty,
+        // with a cursor: the console reads on (a few stretches at most) so a page shows what it can.
+        const page: Item[] = [];
+        let next: string | null = cursor;
+        for (let round = 0; round < maxRounds; round++) {
+          const answer: Record<string, unknown> = await callJson<Record<string, unknown>>(
+            context.signed.credential,
+            adminPath(path, { ...filters, limit: pageSize - page.length, cursor: next }),
+          );
+          if (fetchNumber !== latest.current) return;
+          page.push(...((answer[name] as Item[] | undefined) ?? []));
+          next = typeof answer['nextCursor'] === 'string' ? answer['nextCursor'] : null;
+          if (next === null || page.length >= pageSize) break;
+        }
+        if (fetchNumber !== latest.current) return;
         setItems((previous) => (cursor ? [...previous, ...page] : page));
-        setNextCursor(typeof answer['nextCursor'] === 'string' ? answer['nextCursor'] : null);
+        setNextCursor(next);
         setError(null);
       } catch (failure) {
+        if (fetchNumber !== latest.current) return;
         if (failure instanceof GatewayError && failure.status === 401) context.onUnauthorized();
         else setError(failure);
       } finally {
-        setLoading(false);
+        if (fetchNumber === latest.current) setLoading(false);
       }
     },
     // The filters are compared by value, as filterKey.
