@@ -293,6 +293,20 @@ describe.each(['sqlite', 'dynamodb'] as const)('the console in Chromium, on %s',
     await waitForRows(page, 50, /^batch \d\d$/);
     await listAnswer(page, 'cursor=', () => loadMore.click());
     await waitForRows(page, 52, /^batch \d\d$/);
+    // "Keys of" offers the whole team, not the first page of it.
+    await expect
+      .poll(
+        async () =>
+          (await page.getByLabel('Keys of').locator('option').allTextContents()).filter((name) =>
+            /^Pager \d\d$/.test(name),
+          ).length,
+        pollWait,
+      )
+      .toBe(56);
+    await listAnswer(page, `memberId=${memberIds[4]}`, () =>
+      page.getByLabel('Keys of').selectOption({ label: 'Pager 04' }),
+    );
+    await waitForRows(page, 10, /^batch \d\d$/);
     await checkScreen(page, engine, 'keys-filtered');
     expect(errors.filter((error) => !/40[14]/.test(error))).toEqual([]);
     await context.close();

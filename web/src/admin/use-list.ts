@@ -75,3 +75,39 @@ export function usePagedList<Item>(
     loadMore: () => (nextCursor ? fetchPage(nextCursor) : Promise.resolve()),
   };
 }
+
+/**
+ * Every record of a list, for a choice among them (the "Member" of a key): pages of 200 read one after another
+ * until the list ends, at most `maxPages` (a team of 5,000 members). `complete` is false when it stopped short.
+ */
+export function useWholeList<Item>(context: ViewContext, path: string, name: string, maxPages = 25) {
+  const [items, setItems] = useState<Item[]>([]);
+  const [complete, setComplete] = useState(false);
+  useEffect(() => {
+    let current = true;
+    void (async () => {
+      const all: Item[] = [];
+      let cursor: string | null = null;
+      try {
+        for (let pageNumber = 0; pageNumber < maxPages; pageNumber++) {
+          const answer: Record<string, unknown> = await callJson<Record<string, unknown>>(
+            context.signed.credential,
+            adminPath(path, { limit: 200, cursor }),
+          );
+          all.push(...((answer[name] as Item[] | undefined) ?? []));
+          cursor = typeof answer['nextCursor'] === 'string' ? answer['nextCursor'] : null;
+          // Shown as it arrives, so the first names are there to choose at once.
+          if (current) setItems([...all]);
+          if (cursor === null) break;
+        }
+        if (current) setComplete(cursor === null);
+      } catch (failure) {
+        if (current && failure instanceof GatewayError && failure.status === 401) context.onUnauthorized();
+      }
+    })();
+    return () => {
+      current = false;
+    };
+  }, [context.signed, path, name, maxPages]);
+  return { items, complete };
+}
