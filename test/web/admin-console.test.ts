@@ -143,6 +143,16 @@ describe.each(['sqlite', 'dynamodb'] as const)('the admin console in Chromium, o
       .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }], max_tokens: 16 })
       .catch((error: unknown) => error);
     expect((limited as InstanceType<typeof OpenAI.APIError>).status).toBe(429);
+
+    // The member signs in with that key, in a browser of their own, and sees the allowance that call used.
+    const memberContext = await browser.newContext({ viewport: desktop });
+    const { page: memberPage, errors: memberErrors } = await openConsole(memberContext, gateway.url);
+    await signIn(memberPage, copied);
+    await memberPage.getByRole('heading', { level: 1, name: 'Ada' }).waitFor();
+    expect(await text(memberPage.locator('[data-total="used"] .total-value'))).toBe(usedToday);
+    expect(await text(memberPage.locator('[data-total="left"] .total-detail'))).toContain('of 1 a day');
+    expect(memberErrors).toEqual([]);
+    await memberContext.close();
     await openView(page, 'Keys');
 
     // Revoked from its row, after a confirmation: the SDK is refused with 401.
