@@ -31,10 +31,18 @@ export type FakeBedrockBehaviour =
         streamException?: { afterEvents: number; exception: string; message?: string };
         /** Holds the stream after this many events until the client leaves. */
         holdAfterEvents?: number;
+        /** Drops the connection after this many frames, as a broken connection would. */
+        resetAfterEvents?: number;
+        /** Sends this frame with one payload byte flipped: its message CRC no longer matches. */
+        corruptFrameAt?: number;
         /** Converse: this many of the input tokens reported as cache writes (`cacheWriteInputTokens`). */
         cacheWriteInputTokens?: number;
       })
-  | { type: 'error'; status: number; exception: string; message?: string };
+  | { type: 'error'; status: number; exception: string; message?: string }
+  /** The connection is dropped before any byte of the answer. */
+  | { type: 'reset' }
+  /** No answer ever comes, until the client leaves. */
+  | { type: 'hang' };
 
 export interface FakeBedrockRequest {
   method: string;
@@ -55,6 +63,8 @@ export interface FakeBedrock {
   readonly url: string;
   readonly requests: readonly FakeBedrockRequest[];
   nextResponse(...behaviours: FakeBedrockBehaviour[]): void;
+  /** Decides each request's behaviour by what it holds (a marker in the prompt, say); queued ones go first. */
+  setScenario(scenario: ((request: FakeBedrockRequest) => FakeBedrockBehaviour | undefined) | undefined): void;
   waitForClientClose(index: number): Promise<void>;
   reset(): void;
   close(): Promise<void>;
@@ -126,6 +136,7 @@ function validateConverseBody(body: JsonRecord): string | undefined {
 export async function startFakeBedrock(): Promise<FakeBedrock> {
   const requests: FakeBedrockRequest[] = [];
   const queue: FakeBedrockBehaviour[] = [];
+  let scenario: ((request: FakeBedrockRequest) => FakeBedrockBehaviour | undefined) | undefined;
   const changes = new EventEmitter();
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -167,7 +178,12 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
     }
     if (!matched || record.method !== 'POST')
       return writeError(response, 404, 'UnknownOperationException', 'No such operation.');
-    const behaviour = queue.shift() ?? { type: 'answer' };
+    const behaviour = queue.shift() ?? scenario?.(record) ?? { type: 'answer' };
+    if (behaviour.type === 'reset') {
+      response.socket?.destroy();
+      return;
+    }
+    if (behaviour.type === 'hang') return;
     if (behaviour.type === 'error') {
       return writeError(response, behaviour.status, behaviour.exception, behaviour.message ?? behaviour.exception);
     }
@@ -219,6 +235,9 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
     url: `http://127.0.0.1:${port}`,
     requests,
     nextResponse: (...behaviours) => queue.push(...behaviours),
+    setScenario(next) {
+      scenario = next;
+    },
     async waitForClientClose(index) {
       const deadline = AbortSignal.timeout(5_000);
       while (!requests[index]?.clientClosedEarly) await once(changes, 'change', { signal: deadline });
@@ -226,6 +245,7 @@ export async function startFakeBedrock(): Promise<FakeBedrock> {
     reset() {
       requests.length = 0;
       queue.length = 0;
+      scenario = undefined;
     },
     async close() {
       server.closeAllConnections();
@@ -262,11 +282,23 @@ async function streamFrames(
       return;
     }
     if (behaviour.holdAfterEvents === position) return;
-    response.write(frame);
+    if (behaviour.resetAfterEvents === position) {
+      response.socket?.destroy();
+      return;
+    }
+    response.write(behaviour.corruptFrameAt === position ? corrupted(frame) : frame);
     // One frame per write, so a client sees them arrive separately.
     await new Promise((resolve) => setImmediate(resolve));
   }
   response.end();
+}
+
+/** The frame with the last byte before its message CRC flipped: a frame the codec must refuse. */
+function corrupted(frame: Uint8Array): Uint8Array {
+  const copy = Uint8Array.from(frame);
+  const at = copy.length - 5;
+  copy[at] = (copy[at] ?? 0) ^ 0xff;
+  return copy;
 }
 
 function writeJson(response: ServerResponse, status: number, body: unknown): void {
