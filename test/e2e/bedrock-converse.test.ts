@@ -261,6 +261,17 @@ describe('Responses and messages clients on a Converse model, through chat', () 
     expectOnlyTheSignature(1);
   });
 
+  it('counts tokens for a Converse model by the gateway’s estimate: Converse has no count, nothing is sent', async () => {
+    const response = await postJson(gateway, key, '/v1/messages/count_tokens', {
+      model: publicNova,
+      messages: [{ role: 'user', content: 'count me' }],
+    });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { input_tokens: number }).input_tokens).toBeGreaterThan(0);
+    expect(response.headers.get('x-gateway-token-count-source')).toBe('estimate');
+    expect(bedrock.requests).toHaveLength(0);
+  });
+
   it('serves the AI SDK (@ai-sdk/openai, chat) with generateText and streamText, tools included', async () => {
     const openai = createOpenAI({ apiKey: key, baseURL: gateway.baseURL });
     const generated = await generateText({ model: openai.chat(publicNova), prompt: 'hello ai sdk' });
@@ -301,7 +312,11 @@ describe('Bedrock’s errors and endings on Converse', () => {
     });
     expect(chat.status).toBe(429);
     expect(await chat.json()).toMatchObject({
-      error: { message: 'ThrottlingException: Too many requests', type: 'ThrottlingException' },
+      error: {
+        message: 'ThrottlingException: Too many requests',
+        type: 'rate_limit_error',
+        code: 'ThrottlingException',
+      },
     });
     bedrock.nextResponse({
       type: 'error',
@@ -317,7 +332,10 @@ describe('Bedrock’s errors and endings on Converse', () => {
       }),
     ).rejects.toMatchObject({
       status: 429,
-      error: { type: 'error', error: { message: expect.stringContaining('ThrottlingException') } },
+      error: {
+        type: 'error',
+        error: { type: 'rate_limit_error', message: expect.stringContaining('ThrottlingException') },
+      },
     });
     for (const [status, exception] of [
       [400, 'ValidationException'],
