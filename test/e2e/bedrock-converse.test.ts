@@ -218,6 +218,52 @@ describe('the openai SDK on a Converse model', () => {
   });
 });
 
+describe('reasoning on a Converse model', () => {
+  it('streams reasoning as reasoning_content, and sends the signed reasoning back with the tool result', async () => {
+    bedrock.nextResponse({ type: 'answer', reasoning: 'the readme is the place to start' });
+    const client = openaiClient(gateway, key);
+    const stream = await client.chat.completions.create({
+      model: `bedrock/${kimi}`,
+      tools: [readFile],
+      stream: true,
+      messages: [{ role: 'user', content: 'open the readme' }],
+    });
+    let reasoning = '';
+    let id = '';
+    let args = '';
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta as { reasoning_content?: string } | undefined;
+      reasoning += delta?.reasoning_content ?? '';
+      const call = chunk.choices[0]?.delta.tool_calls?.[0];
+      id += call?.id ?? '';
+      args += call?.function?.arguments ?? '';
+    }
+    expect(reasoning).toBe('the readme is the place to start');
+    await client.chat.completions.create({
+      model: `bedrock/${kimi}`,
+      tools: [readFile],
+      messages: [
+        { role: 'user', content: 'open the readme' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id, type: 'function', function: { name: 'read_file', arguments: args } }],
+        },
+        { role: 'tool', tool_call_id: id, content: 'README: hello' },
+      ],
+    });
+    // The reasoning went back as Converse's signed block, before the tool call, as the model wrote it.
+    const assistant = (received(1).json as ConverseBody).messages[1];
+    expect(assistant?.role).toBe('assistant');
+    expect(assistant?.content[0]).toEqual({
+      reasoningContent: { reasoningText: { text: 'the readme is the place to start', signature: 'fake-signature' } },
+    });
+    expect(assistant?.content[1]).toMatchObject({
+      toolUse: { name: 'read_file', input: { input: 'open the readme' } },
+    });
+  });
+});
+
 describe('Responses and messages clients on a Converse model, through chat', () => {
   it('streams the Responses API (openai SDK responses.create)', async () => {
     const stream = await openaiClient(gateway, key).responses.create({
@@ -378,6 +424,23 @@ describe('Bedrock’s errors and endings on Converse', () => {
     expect(events).toContain('event: message_start');
     expect(events).toMatch(/event: error\ndata: \{"type":"error","error":\{/);
     expect(events).not.toContain('message_stop');
+  });
+
+  it('ends a Responses stream with its failure event on an exception frame', async () => {
+    bedrock.nextResponse({
+      type: 'answer',
+      streamException: { afterEvents: 3, exception: 'serviceUnavailableException', message: 'try again later' },
+    });
+    const response = await postJson(gateway, key, '/v1/responses', {
+      model: publicNova,
+      input: 'a b c d',
+      stream: true,
+    });
+    const events = await response.text();
+    expect(events).toContain('event: response.created');
+    expect(events).toMatch(/event: (response\.failed|error)\n/);
+    expect(events).toContain('try again later');
+    expect(events).not.toContain('response.completed');
   });
 
   it('aborts the ConverseStream call when the client leaves mid-stream', async () => {
