@@ -1,6 +1,5 @@
 import { chatToConverseHop } from '../../translation/chat-to-converse/chat-to-converse-hop.ts';
 import type { LoadedUpstreamWire } from '../../translation/client-wire-reach.ts';
-import type { AnyHop } from '../../translation/wire-translation.ts';
 import { bedrockConverseTransportWire } from './bedrock-converse-transport-wire.ts';
 
 /**
@@ -16,6 +15,6 @@ export { signedForBedrock } from './bedrock-signing.ts';
 
 /** Converse and the hop that reaches it from chat (the hub); Responses and messages clients come through chat. */
 export const bedrockConverseReach: LoadedUpstreamWire = {
-  upstreamWire: bedrockConverseTransportWire as LoadedUpstreamWire['upstreamWire'],
-  hops: { 'chat-to-converse': chatToConverseHop as AnyHop },
+  upstreamWire: bedrockConverseTransportWire,
+  hops: { 'chat-to-converse': chatToConverseHop },
 };
