@@ -118,13 +118,20 @@ describe('the openai SDK on a Converse model', () => {
     expect((received().json as ConverseBody).inferenceConfig.maxTokens).toBeGreaterThan(0);
   });
 
-  it('streams from ConverseStream’s binary frames, usage included', async () => {
-    const stream = await openaiClient(gateway, key).chat.completions.create({
-      model: publicNova,
-      messages: [{ role: 'user', content: 'stream from nova' }],
-      stream: true,
-      stream_options: { include_usage: true },
+  it('streams from ConverseStream’s binary frames, usage included, charged as its metadata event measured', async () => {
+    bedrock.nextResponse({
+      type: 'answer',
+      usage: { inputTokens: 40, cachedInputTokens: 6, outputTokens: 11 },
+      cacheWriteInputTokens: 20,
     });
+    const { data: stream, response } = await openaiClient(gateway, key)
+      .chat.completions.create({
+        model: publicNova,
+        messages: [{ role: 'user', content: 'stream from nova' }],
+        stream: true,
+        stream_options: { include_usage: true },
+      })
+      .withResponse();
     let text = '';
     let usage: unknown;
     for await (const chunk of stream) {
@@ -132,10 +139,14 @@ describe('the openai SDK on a Converse model', () => {
       usage = chunk.usage ?? usage;
     }
     expect(text).toBe('echo: stream from nova');
-    expect(usage).toMatchObject({ prompt_tokens: 17, completion_tokens: 9 });
+    expect(usage).toMatchObject({ prompt_tokens: 40, completion_tokens: 11 });
     expect(received().rawPath).toBe('/model/us.amazon.nova-lite-v1%3A0/converse-stream');
     expect(received().headers['accept']).toBe('application/vnd.amazon.eventstream');
     expectOnlyTheSignature();
+    // Bedrock's metadata said 14 input, 6 cache reads, 20 cache writes and 11 output: 40 input in all, 6 of it cached.
+    const record = await settledRecord(gateway.host.services, response.headers.get('x-request-id') ?? '');
+    expect(record).toMatchObject({ source: 'measured', inputTokens: 40, cachedInputTokens: 6, outputTokens: 11 });
+    expect(record.charge).toBeLessThanOrEqual(record.reserved);
   });
 
   it('calls tools, streamed and not, and sends the result back as a toolResult block', async () => {
