@@ -433,7 +433,7 @@ describe('Bedrock’s errors and endings on Converse', () => {
     });
     const events = await messages.text();
     expect(events).toContain('event: message_start');
-    expect(events).toMatch(/event: error\ndata: \{"type":"error","error":\{/);
+    expect(events).toMatch(/event: error\ndata: \{"type":"error","error":\{"type":"rate_limit_error"/);
     expect(events).not.toContain('message_stop');
   });
 
