@@ -26,7 +26,7 @@ import { type ClientWireReach, upstreamWireInReach } from '../translation/client
 import { translateRequest, type WireTranslation } from '../translation/wire-translation.ts';
 import type { ClientWireFormat, StreamFraming, WireRequest } from '../wires/client-wire-format.ts';
 import { upstreamWireOfModel } from '../wires/model-wire.ts';
-import { parseJson } from '../wires/parse-json.ts';
+import { isRecord, parseJson } from '../wires/parse-json.ts';
 import type { UpstreamHttpRequest, UpstreamWireFormat } from '../wires/upstream-wire-format.ts';
 import { clientWiresServedBy, type ErrorEnvelope, formatOfWire } from '../wires/wire-names.ts';
 import { dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
@@ -340,7 +340,9 @@ async function answerAdmitted(
     },
     outcome: {
       status: upstreamStatus,
-      completed: true,
+      // A body that is not a JSON object is no answer, even passed through with the upstream's 200 (a translation
+      // refuses it with a 502 first): the request did not complete.
+      completed: isRecord(answer),
       usage: upstreamWire.usageOfAnswer(answer),
       ...(trace ? { summary: summaryOfAnswer(upstreamWire.wire, answer) } : {}),
     },

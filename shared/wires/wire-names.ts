@@ -94,16 +94,21 @@ export function errorEnvelopeFor(wire: ClientWire | 'admin' | 'usage'): ErrorEnv
   }
 }
 
-/** Google's API lives under `/v1beta`; a path there (also under an upstream prefix) is a generate-content client's. */
-const generateContentPath = /^(\/[^/]+)?\/v1beta(\/|$)/;
+/**
+ * Google's API lives under `/v1beta`; a path there (also under an upstream prefix) is a generate-content client's.
+ * Its stable API shares `/v1` with OpenAI's: there a path no route answers that ends in a method (`:embedContent`;
+ * Google's are lowerCamelCase) is Google's. (A model read such as `/v1/models/ollama/llama3:latest` is a route and
+ * answers in its own envelope.)
+ */
+const generateContentPaths = [/^(\/[^/]+)?\/v1beta(\/|$)/, /^(\/[^/]+)?\/v1\/.+:[a-z][A-Za-z]*$/];
 
 /**
  * The envelope of a request no route answers (an unknown path, another method, a refusal before routing): the one
- * its client parses, told by the path (`/v1beta`: generate-content) or by the `anthropic-version` header every
- * messages SDK sends; OpenAI's otherwise.
+ * its client parses, told by the path (`/v1beta`, or a `/v1` path ending in a method: generate-content) or by the
+ * `anthropic-version` header every messages SDK sends; OpenAI's otherwise.
  */
 export function errorEnvelopeOfRequest(path: string, headers: Readonly<Record<string, unknown>>): ErrorEnvelope {
-  if (generateContentPath.test(path)) return 'gemini';
+  if (generateContentPaths.some((pattern) => pattern.test(path))) return 'gemini';
   if (headers['anthropic-version'] !== undefined) return 'anthropic';
   return 'openai';
 }
