@@ -1,5 +1,6 @@
 import { anthropicMessagesUpstreamWire } from '../../wires/anthropic-messages/anthropic-messages-upstream-wire.ts';
 import { bedrockUpstreamWire } from '../../wires/bedrock/bedrock-upstream-wire.ts';
+import { loadBedrockConverse } from '../../wires/bedrock/load-bedrock-transport.ts';
 import { openaiChatUpstreamWire } from '../../wires/openai-chat/openai-chat-upstream-wire.ts';
 import { openaiResponsesUpstreamWire } from '../../wires/openai-responses/openai-responses-upstream-wire.ts';
 import { chatToMessagesHop } from '../chat-to-messages/chat-to-messages-hop.ts';
@@ -18,4 +19,6 @@ export const openaiResponsesReach: ClientWireReach = {
     'anthropic-messages': anthropicMessagesUpstreamWire,
     bedrock: bedrockUpstreamWire,
   },
+  // Bedrock's other models, through chat (the hub): Converse and its hop come with the Bedrock transport.
+  lazyUpstreamWires: { 'bedrock-converse': loadBedrockConverse },
 };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../../shared/http/gateway-error.ts';
 import { parseConverseError } from '../../../shared/wires/bedrock-converse/bedrock-converse-upstream-error.ts';
 import { bedrockConverseUpstreamWire } from '../../../shared/wires/bedrock-converse/bedrock-converse-upstream-wire.ts';
-import { upstreamWireFor } from '../../../shared/wires/upstream-wires.ts';
+import { loadUpstreamWire } from '../../../shared/wires/upstream-wires.ts';
 import { clientWiresServedBy, connectionWires } from '../../../shared/wires/wire-names.ts';
 
 const wire = bedrockConverseUpstreamWire;
@@ -21,8 +21,11 @@ function build(upstreamModel: string, stream: boolean, outputCap?: number, extra
 }
 
 describe('the Converse upstream wire', () => {
-  it('is the wire module for bedrock-converse, which no client speaks as it is and no connection names alone', () => {
-    expect(upstreamWireFor('bedrock-converse')).toBe(wire);
+  it('is the wire module for bedrock-converse, which no client speaks as it is and no connection names alone', async () => {
+    // Loaded with the Bedrock transport, which carries it (signing, framing) on a Bedrock connection.
+    const loaded = await loadUpstreamWire('bedrock-converse');
+    expect(loaded.wire).toBe('bedrock-converse');
+    expect(loaded.parseEvent).toBe(wire.parseEvent);
     expect(clientWiresServedBy('bedrock-converse')).toEqual([]);
     expect(connectionWires).not.toContain('bedrock-converse');
   });
