@@ -25,6 +25,7 @@ import { AdmissionRefusedError } from '../store/store-errors.ts';
 import { type ClientWireReach, reachTo } from '../translation/client-wire-reach.ts';
 import { translateRequest, type WireTranslation } from '../translation/wire-translation.ts';
 import type { ClientWireFormat, StreamFraming, WireRequest } from '../wires/client-wire-format.ts';
+import { upstreamWireOfModel } from '../wires/model-wire.ts';
 import { isRecord, parseJson } from '../wires/parse-json.ts';
 import type { UpstreamHttpRequest, UpstreamWireFormat } from '../wires/upstream-wire-format.ts';
 import { clientWiresServedBy, type ErrorEnvelope, formatOfWire } from '../wires/wire-names.ts';
@@ -158,11 +159,14 @@ async function prepareRequest<Request extends WireRequest, ClientEvent, Upstream
     options,
   );
   const { model, connection } = routed;
+  // On Bedrock the wire is the model's: Anthropic's through InvokeModel, the others through Converse.
+  const upstreamWireName = upstreamWireOfModel(connection.wire, model.upstreamModel);
+  const native = clientWiresServedBy(upstreamWireName).includes(clientWire.wire);
   assertMediaTaken(model, connection, clientWire.mediaParts(clientRequest));
   if (principal.member.policy.dailyTokens !== undefined) {
     // What costs is what goes upstream. A pass-through sends the client's tools as they are; a translation sends
     // only tools the client runs (each hop refuses or leaves out every other: Codex CLI's web search, say).
-    if (clientWiresServedBy(connection.wire).includes(clientWire.wire)) clientWire.assertCostBounded(clientRequest);
+    if (native) clientWire.assertCostBounded(clientRequest);
     assertSelfContainedText(clientRequest);
   }
   const stream = clientWire.isStream(clientRequest, address);
@@ -179,7 +183,7 @@ async function prepareRequest<Request extends WireRequest, ClientEvent, Upstream
   assertFitsContextWindow({ publicId: model.publicId, limits }, inputEstimate, requestedOutput);
   const requestId = newId('req');
   // The wire, the hops and Bedrock's code are imported by the first request that needs them (client-wire-reach.ts).
-  const { upstreamWire, hops } = await reachTo(reach, clientWire.wire, connection.wire);
+  const { upstreamWire, hops } = await reachTo(reach, clientWire.wire, upstreamWireName);
   const translation = translateRequest(
     clientRequest,
     { clientWire, upstreamWire, catalog: model.catalog, framing, hops },
@@ -191,7 +195,6 @@ async function prepareRequest<Request extends WireRequest, ClientEvent, Upstream
       createdAt: services.now(),
     },
   );
-  const native = clientWiresServedBy(connection.wire).includes(clientWire.wire);
   const forwarded = forwardedHeaders(upstreamWire, native, request.headers);
   const upstream = await requestToSend(
     upstreamWire,

@@ -7,10 +7,10 @@ import { openaiChatReach } from '../../shared/translation/client-reach/openai-ch
 import { openaiResponsesReach } from '../../shared/translation/client-reach/openai-responses-reach.ts';
 import { type ClientWireReach, reachTo } from '../../shared/translation/client-wire-reach.ts';
 import { isBedrockHop, type TranslationHopName, translationPath } from '../../shared/translation/translation-paths.ts';
+import { modelWires } from '../../shared/wires/model-wire.ts';
 import { upstreamWireFor } from '../../shared/wires/upstream-wires.ts';
 import {
   type ClientWire,
-  connectionWires,
   isBedrockFamilyWire,
   type UpstreamWire,
   upstreamWires,
@@ -33,9 +33,8 @@ describe('what each inference function carries to reach its connections', () => 
   it.each(reachOfClientWire)(
     '%s carries every upstream wire and hop its requests can reach, no other',
     async (wire, reach) => {
-      // What a connection can speak: bedrock-converse joins when the Bedrock transport makes it a connection wire,
-      // and must then be added, with the chat-to-converse hop, to the reach of every wire this test names.
-      const reachable = connectionWires.filter((upstream) => translationPath(wire, upstream) !== undefined);
+      // What a model can be called in: every connection wire, and Converse, which a Bedrock connection carries.
+      const reachable = modelWires.filter((upstream) => translationPath(wire, upstream) !== undefined);
       // Bedrock's wires and hops come with Bedrock's code, loaded on the first request that needs them: a function
       // whose requests can reach Bedrock carries the loader and, once loaded, every one of them.
       const bedrock = reach.bedrock ? await reach.bedrock() : undefined;
@@ -59,7 +58,7 @@ describe('what each inference function carries to reach its connections', () => 
   it.each(reachOfClientWire)(
     '%s: a request gets the wire and exactly the hops of its path, loaded',
     async (wire, reach) => {
-      for (const upstream of connectionWires) {
+      for (const upstream of modelWires) {
         const path = translationPath(wire, upstream);
         if (!path) {
           await expect(reachTo(reach, wire, upstream)).rejects.toThrow(/not in the/);
@@ -90,9 +89,7 @@ describe('what each inference function carries to reach its connections', () => 
       if (reach.bedrock) for (const name of Object.keys((await reach.bedrock()).hops)) carried.add(name);
     }
     const onSomePath = new Set(
-      reachOfClientWire.flatMap(([wire]) =>
-        connectionWires.flatMap((upstream) => translationPath(wire, upstream) ?? []),
-      ),
+      reachOfClientWire.flatMap(([wire]) => modelWires.flatMap((upstream) => translationPath(wire, upstream) ?? [])),
     );
     for (const name of onSomePath) expect(carried).toContain(name);
   });

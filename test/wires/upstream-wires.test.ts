@@ -6,7 +6,7 @@ import { openaiChatUpstreamWire } from '../../shared/wires/openai-chat/openai-ch
 import { openaiResponsesUpstreamWire } from '../../shared/wires/openai-responses/openai-responses-upstream-wire.ts';
 import { canonicalBaseUrl, joinUrl, type UpstreamWireFormat } from '../../shared/wires/upstream-wire-format.ts';
 import { upstreamWireFor } from '../../shared/wires/upstream-wires.ts';
-import type { UpstreamWire } from '../../shared/wires/wire-names.ts';
+import type { ConnectionWire as UpstreamWire } from '../../shared/wires/wire-names.ts';
 
 function urlOf(wire: UpstreamWireFormat<unknown, unknown>, baseUrl: string): string {
   return wire.buildUpstreamRequest({

@@ -80,7 +80,10 @@ export function SettingsView(context: ViewContext) {
         <p class="muted">
           A person who signs in with SSO and becomes a member gets these limits. Members already made keep their own.
         </p>
-        <PolicyFields value={policy} onChange={setPolicy} withDailyTokens />
+        {/* Not editable until the stored settings are shown: what is typed before they answer would be replaced. */}
+        <fieldset class="plain-fieldset" disabled={!settings}>
+          <PolicyFields value={policy} onChange={setPolicy} withDailyTokens />
+        </fieldset>
         <ErrorMessage error={error} />
         {conflict ? (
           <p class="conflict">
