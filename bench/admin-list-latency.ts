@@ -70,6 +70,36 @@ async function timed(label: string, path: string, runs = 7): Promise<void> {
   );
 }
 
+/** A filtered list read to its end, following `nextCursor`: on DynamoDB a page reads a bounded stretch. */
+async function walked(label: string, path: string, field: string, runs = 3): Promise<void> {
+  const times: number[] = [];
+  let pages = 0;
+  let found = 0;
+  let calls = 0;
+  for (let run = 0; run < runs; run++) {
+    const before = storeCalls;
+    const started = performance.now();
+    pages = 0;
+    found = 0;
+    let cursor: string | null = null;
+    do {
+      const response = await fetch(`${gateway.url}/admin/v1${path}${cursor ? `&cursor=${cursor}` : ''}`, {
+        headers: { authorization: `Bearer ${gateway.adminKey}` },
+      });
+      if (!response.ok) throw new Error(`${path} answered ${response.status}`);
+      const page = (await response.json()) as Record<string, unknown[]> & { nextCursor: string | null };
+      found += page[field]?.length ?? 0;
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor !== null);
+    times.push(performance.now() - started);
+    calls = storeCalls - before;
+  }
+  process.stdout.write(
+    `${label.padEnd(40)} median ${percentile(times, 50).toFixed(0).padStart(5)} ms  (min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)}; ${pages} pages, ${found} found${client ? `; ${calls} store calls incl. authentication` : ''})\n`,
+  );
+}
+
 const middle = memberIds[memberCount / 2] ?? '';
 await timed('members, first page of 50', '/members');
 await timed('members, first page of 200', '/members?limit=200');
@@ -78,5 +108,9 @@ await timed('members, state filter (none match)', '/members?state=suspended');
 await timed('one member with today', `/members/${middle}`);
 await timed('keys, first page of 50', '/keys');
 await timed('keys of one member', `/keys?memberId=${middle}`);
+await timed('keys, state filter (none match)', '/keys?state=revoked');
 await timed('audit, first page', '/audit');
+await walked('members, name filter, every page', '/members?name=member%20199', 'members');
+await walked('members, state filter, every page', '/members?state=suspended', 'members');
+await walked('keys, state filter, every page', '/keys?state=expired', 'keys');
 await gateway.close();

@@ -23,6 +23,8 @@ export interface BundleFigures {
   initRunsMs: number[];
   /** The packages that weigh most in the bundle, for a bundle over its budget. */
   heaviestInputs: { name: string; bytes: number }[];
+  /** Each lazily loaded part (infra/lambda-bundle-build.ts): its file and what it adds when first loaded. */
+  lazyModules: { file: string; bytes: number }[];
 }
 
 const initRuns = 7;
@@ -33,7 +35,7 @@ async function bundleAndTime(
   name: string,
   extra: BuildOptions = {},
 ): Promise<Omit<BundleFigures, 'functionId'>> {
-  const { outfile, bytes, heaviestInputs } = await buildLambdaBundle(root, entry, name, extra);
+  const { outfile, bytes, heaviestInputs, lazyModules } = await buildLambdaBundle(root, entry, name, extra);
   const initRunsMs: number[] = [];
   for (let index = 0; index < initRuns; index++) initRunsMs.push(await measureInit(outfile));
   return {
@@ -42,6 +44,7 @@ async function bundleAndTime(
     initMinMs: Math.min(...initRunsMs),
     initRunsMs,
     heaviestInputs,
+    lazyModules: lazyModules.map(({ file, bytes: lazyBytes }) => ({ file, bytes: lazyBytes })),
   };
 }
 
@@ -64,6 +67,7 @@ export async function measureBundles(projectRoot: string): Promise<BundleFigures
           initMinMs: Number.NaN,
           initRunsMs: [],
           heaviestInputs: [],
+          lazyModules: [],
         });
       }
     }

@@ -235,11 +235,12 @@ export function printReport(results: BenchResults, verdicts: readonly TargetVerd
   out('Lambda bundles (esbuild as the CDK stack bundles them; init = module evaluation in a fresh Node process):');
   out(
     table([
-      ['function', 'minified', 'init median / min (ms)', 'heaviest packages'],
+      ['function', 'init loads', 'init median / min (ms)', 'largest lazy part', 'heaviest packages'],
       ...results.bundles.map((bundle) => [
         bundle.functionId,
         bundle.error ? '—' : kilobytes(bundle.bytes),
         `${ms(bundle.initMs)} / ${ms(bundle.initMinMs)}`,
+        largestLazyPart(bundle.lazyModules ?? []),
         bundle.error
           ? `did not build: ${bundle.error.slice(0, 100)}`
           : bundle.heaviestInputs.map((input) => `${input.name} ${kilobytes(input.bytes)}`).join(', '),
@@ -313,4 +314,12 @@ function describeEngine(
       `  settlements still running when the load run ended: ${figures.settlementsPendingAfterLoad}, drained in ${ms(figures.settlementDrainMs)} ms`,
     );
   }
+}
+
+/** The lazily loaded part of a function that adds most when first loaded (infra/lambda-bundle-build.ts). */
+function largestLazyPart(parts: readonly { file: string; bytes: number }[]): string {
+  const largest = [...parts].sort((a, b) => b.bytes - a.bytes)[0];
+  if (!largest) return '—';
+  const name = largest.file.replace(/^chunks\//, '').replace(/-[A-Z0-9]{8}\.mjs$/, '');
+  return `${name} ${kilobytes(largest.bytes)}`;
 }

@@ -19,12 +19,15 @@ const errorEnvelope = z.object({
   error: z.object({ message: z.string(), code: z.nullish(z.string()), type: z.nullish(z.string()) }),
 });
 
-/** Sends one admin request and returns the parsed JSON answer; every failure is an `AdminRequestError`. */
+/**
+ * Sends one admin request and returns the parsed JSON answer (or an export's text, when the request accepts
+ * `text/csv`); every failure is an `AdminRequestError`.
+ */
 export async function sendAdminRequest(request: AdminRequest, options: AdminClientOptions): Promise<unknown> {
   const url = requestUrl(options.baseUrl, request);
   const headers: Record<string, string> = {
     authorization: options.adminKey ? `Bearer ${options.adminKey}` : `Session ${options.sessionId ?? ''}`,
-    accept: 'application/json',
+    accept: request.accept ?? 'application/json',
   };
   if (request.body !== undefined) headers['content-type'] = 'application/json';
 
@@ -43,6 +46,15 @@ export async function sendAdminRequest(request: AdminRequest, options: AdminClie
   }
 
   if (!response.ok) throw new AdminRequestError(describeErrorAnswer(response, text));
+  if (request.accept !== undefined) {
+    const type = response.headers.get('content-type') ?? '';
+    if (!type.startsWith(request.accept)) {
+      throw new AdminRequestError(
+        `the gateway answered HTTP ${response.status} with ${type || 'no content type'}, not ${request.accept}`,
+      );
+    }
+    return text;
+  }
   try {
     return JSON.parse(text);
   } catch {

@@ -17,6 +17,7 @@ const policySchema = z.nullish(
   }),
 );
 export type PolicyView = z.infer<typeof policySchema>;
+export const policyViewSchema = policySchema;
 
 export const memberSchema = z.object({
   id: z.string(),

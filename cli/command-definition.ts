@@ -10,6 +10,8 @@ export interface AdminRequest {
   readonly query?: Readonly<Record<string, string>>;
   /** Serialised as JSON; `undefined` sends no body. */
   readonly body?: unknown;
+  /** `text/csv`: the answer is an export, returned as its text rather than parsed as JSON. */
+  readonly accept?: 'text/csv';
 }
 
 /** What a request builder may ask of the outside world, so builders stay free of process state. */

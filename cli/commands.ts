@@ -5,29 +5,19 @@ import { UsageError } from './cli-errors.ts';
 import { type Command, defineCommand } from './command-definition.ts';
 import {
   amountFlag,
-  checkProviderModel,
   choiceFlag,
   dateTimeFlag,
   dayFlag,
   httpUrlFlag,
-  integerFlag,
-  listFlag,
   modelsFlag,
   optionalSwitch,
   required,
   textFlag,
 } from './flag-definitions.ts';
 import { batchLegacyRecords, readLegacyUsageFile } from './legacy-usage-file.ts';
-import {
-  renderConnection,
-  renderConnections,
-  renderConnectionTest,
-  renderIssuedKey,
-  renderKey,
-  renderKeys,
-  renderMember,
-  renderMembers,
-} from './render-views.ts';
+import { connectionListCommand, keyListCommand, memberListCommand } from './list-commands.ts';
+import { accessFlags, dailyTokensFlag, limitFlags, policyFrom } from './policy-flags.ts';
+import { renderConnection, renderConnectionTest, renderIssuedKey, renderKey, renderMember } from './render-views.ts';
 import { updateCommands } from './update-commands.ts';
 
 /**
@@ -37,39 +27,6 @@ import { updateCommands } from './update-commands.ts';
 
 const memberRoles = ['admin', 'member'] as const;
 const upstreamWires = ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini', 'bedrock'] as const;
-
-// Shared by members and keys, which carry the same kinds of limit (a key's policy narrows its member's).
-const accessFlags = {
-  providers: listFlag('a,b', 'providers allowed (default: all)'),
-  models: listFlag('p/m,...', 'models allowed, as provider/model (default: all)', checkProviderModel),
-};
-const limitFlags = {
-  rpm: integerFlag('N', 'requests per minute', 1),
-  concurrency: integerFlag('N', 'requests in flight at once', 1),
-  'max-output': integerFlag('N', 'largest output, in tokens, a request may ask for', 1),
-};
-
-interface PolicyFlagValues {
-  readonly 'daily-tokens'?: number | undefined;
-  readonly rpm: number | undefined;
-  readonly concurrency: number | undefined;
-  readonly 'max-output': number | undefined;
-  readonly providers: string[] | undefined;
-  readonly models: string[] | undefined;
-}
-
-/** `undefined` when no policy flag was given, so the body carries no empty policy for the server to interpret. */
-function policyFrom(flags: PolicyFlagValues) {
-  const policy = {
-    dailyTokens: flags['daily-tokens'],
-    rpm: flags.rpm,
-    concurrency: flags.concurrency,
-    maxOutput: flags['max-output'],
-    providers: flags.providers,
-    models: flags.models,
-  };
-  return Object.values(policy).some((value) => value !== undefined) ? policy : undefined;
-}
 
 function idPath(collection: string, id: string, action: string): string {
   return `/admin/v1/${collection}/${encodeURIComponent(id)}/${action}`;
@@ -178,7 +135,7 @@ export const commandTable: readonly Command[] = [
     flags: {
       name: required(textFlag('N', 'display name')),
       role: choiceFlag(memberRoles, 'role (default: member)'),
-      'daily-tokens': integerFlag('N', 'daily token allowance'),
+      ...dailyTokensFlag,
       ...limitFlags,
       ...accessFlags,
     },
@@ -190,15 +147,7 @@ export const commandTable: readonly Command[] = [
     result: memberResult,
     render: ({ member }) => renderMember(member),
   }),
-  defineCommand({
-    words: ['member', 'list'],
-    summary: 'List members',
-    operands: [],
-    flags: {},
-    buildRequest: () => ({ method: 'GET', path: '/admin/v1/members' }),
-    result: z.object({ members: z.array(memberSchema) }),
-    render: ({ members }) => renderMembers(members),
-  }),
+  memberListCommand,
   memberStateCommand('disable', 'Disable a member; its keys stop working at once'),
   memberStateCommand('enable', 'Enable a disabled or suspended member again'),
   memberStateCommand('suspend', 'Suspend a member'),
@@ -250,19 +199,7 @@ export const commandTable: readonly Command[] = [
     result: issuedKeySchema,
     render: renderIssuedKey,
   }),
-  defineCommand({
-    words: ['key', 'list'],
-    summary: 'List keys (never their secrets), optionally of one member',
-    operands: [],
-    flags: { member: textFlag('ID', 'only the keys of this member') },
-    buildRequest: ({ flags }) => ({
-      method: 'GET',
-      path: '/admin/v1/keys',
-      query: flags.member === undefined ? undefined : { memberId: flags.member },
-    }),
-    result: z.object({ keys: z.array(keySchema) }),
-    render: ({ keys }) => renderKeys(keys),
-  }),
+  keyListCommand,
   defineCommand({
     words: ['key', 'revoke'],
     summary: 'Revoke a key; it stops working at once',
@@ -320,15 +257,7 @@ export const commandTable: readonly Command[] = [
     result: connectionResult,
     render: ({ connection }) => renderConnection(connection),
   }),
-  defineCommand({
-    words: ['connection', 'list'],
-    summary: 'List connections (never their credentials)',
-    operands: [],
-    flags: {},
-    buildRequest: () => ({ method: 'GET', path: '/admin/v1/connections' }),
-    result: z.object({ connections: z.array(connectionSchema) }),
-    render: ({ connections }) => renderConnections(connections),
-  }),
+  connectionListCommand,
   defineCommand({
     words: ['connection', 'test'],
     summary:

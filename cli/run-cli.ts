@@ -80,7 +80,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       if (JSON.stringify(next) === JSON.stringify(previous)) break;
     }
     const result = choice.command.combine(results);
-    io.stdout.write(commandArguments.json ? `${JSON.stringify(result, null, 2)}\n` : choice.command.render(result));
+    // An export (CSV) is text already: printed as the gateway wrote it, with or without --json.
+    const asJson = commandArguments.json && typeof result !== 'string';
+    io.stdout.write(asJson ? `${JSON.stringify(result, null, 2)}\n` : choice.command.render(result));
     return choice.command.succeeded(result) ? exitCodes.done : exitCodes.requestFailed;
   } catch (error) {
     if (!(error instanceof UsageError || error instanceof AdminRequestError)) throw error;

@@ -11,16 +11,43 @@ import { readStoredSession, removeStoredSession, type StoredSession, writeStored
 const loginWaitMs = 5 * 60_000;
 
 /**
- * `login`: signs in with the team's provider through the gateway, in a browser, and stores the gateway session for
- * later commands. A loopback redirect with PKCE (RFC 8252): the CLI listens on 127.0.0.1 on a free port, sends the
- * browser to the gateway's `/app/auth/login` with that address and the S256 challenge of a verifier only it knows;
- * the gateway runs the provider's sign-in as for the console and sends the browser back with a one-time code, which
- * the CLI exchanges, with its verifier, for the session. Another program on the machine that saw the code cannot
- * use it without the verifier. The provider needs only the gateway's one registered redirect.
+ * `login [--device]`: signs in with the team's provider through the gateway and stores the gateway session for
+ * later commands. `--device`, or a machine where no browser can be opened (below), uses the device flow; otherwise
+ * (and where the provider offers no device flow) the browser on this machine does.
  */
 export async function runLogin(argv: readonly string[], io: CliIo): Promise<number> {
-  if (argv.length > 0) throw new UsageError(`login takes no arguments, got '${argv.join(' ')}'`);
+  const unknown = argv.filter((argument) => argument !== '--device');
+  if (unknown.length > 0) throw new UsageError(`login takes only --device, got '${unknown.join(' ')}'`);
   const gateway = readGatewayUrl(io.env);
+  if (argv.includes('--device')) return (await runDeviceLogin(io, gateway, { required: true })) ?? 1;
+  if (!canOpenBrowser(io)) {
+    const answered = await runDeviceLogin(io, gateway, { required: false });
+    if (answered !== undefined) return answered;
+  }
+  return await runLoopbackLogin(io, gateway);
+}
+
+/**
+ * Whether a browser on this machine can show the provider's page, so the loopback redirect can come back to it: a
+ * program is named (`GATEWAY_BROWSER`, or a test's opener), or this is a desktop session rather than a remote shell
+ * (no `SSH_CONNECTION`/`SSH_TTY`, and on Linux a `DISPLAY` or `WAYLAND_DISPLAY`). Otherwise `login` uses the device
+ * flow where the gateway's provider offers it.
+ */
+function canOpenBrowser(io: CliIo): boolean {
+  if (io.openUrl || io.env['GATEWAY_BROWSER']?.trim()) return true;
+  if (io.env['SSH_CONNECTION'] || io.env['SSH_TTY']) return false;
+  if (process.platform === 'linux') return Boolean(io.env['DISPLAY'] || io.env['WAYLAND_DISPLAY']);
+  return true;
+}
+
+/**
+ * A loopback redirect with PKCE (RFC 8252): the CLI listens on 127.0.0.1 on a free port, sends the browser to the
+ * gateway's `/app/auth/login` with that address and the S256 challenge of a verifier only it knows; the gateway runs
+ * the provider's sign-in as for the console and sends the browser back with a one-time code, which the CLI
+ * exchanges, with its verifier, for the session. Another program on the machine that saw the code cannot use it
+ * without the verifier. The provider needs only the gateway's one registered redirect.
+ */
+async function runLoopbackLogin(io: CliIo, gateway: URL): Promise<number> {
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
   let receive: (code: string) => void = () => {};
@@ -54,24 +81,72 @@ export async function runLogin(argv: readonly string[], io: CliIo): Promise<numb
         timer = setTimeout(() => reject(new AdminRequestError('no sign-in came back within 5 minutes')), loginWaitMs);
       }),
     ]).finally(() => clearTimeout(timer));
-    const stored = await exchange(io, gateway, code, verifier);
-    await writeStoredSession(io.env, stored);
-    io.stdout.write(
-      `Signed in to ${stored.gateway} as ${stored.member.name} (${stored.member.role}) until ${stored.expiresAt}\n`,
-    );
-    return 0;
+    return await storeSession(io, gateway, await postJson(io, gateway, '/app/auth/cli-token', { code, verifier }));
   } finally {
     listener.close();
     listener.closeAllConnections();
   }
 }
 
-async function exchange(io: CliIo, gateway: URL, code: string, verifier: string): Promise<StoredSession> {
-  const response = await io.fetch(new URL('/app/auth/cli-token', gateway), {
+/**
+ * The device flow (RFC 8628): the gateway asks its provider for a code, the CLI shows it with the address to enter it
+ * at (opening the address where a browser can be opened), and asks the gateway for the session until the person has
+ * signed in there. Each ask is a long poll: the gateway polls the provider, at the provider's interval, for up to
+ * about 15 seconds before answering 202. Undefined when the provider offers no device flow and it was not required.
+ */
+async function runDeviceLogin(io: CliIo, gateway: URL, options: { required: boolean }): Promise<number | undefined> {
+  const start = await io.fetch(new URL('/app/auth/device', gateway), {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ code, verifier }),
+    body: '{}',
   });
+  const started = (await start.json().catch(() => ({}))) as {
+    handle?: string;
+    userCode?: string;
+    verificationUri?: string;
+    verificationUriComplete?: string | null;
+    expiresAt?: string;
+    error?: { code?: string; message?: string };
+  };
+  if (!options.required && start.status === 404 && started.error?.code === 'device_flow_unavailable') return undefined;
+  if (!start.ok || !started.handle || !started.userCode || !started.verificationUri) {
+    throw new AdminRequestError(
+      `the gateway could not start a device sign-in: ${started.error?.message ?? `HTTP ${start.status}`}`,
+    );
+  }
+  io.stderr.write(
+    `To sign in, open ${started.verificationUri} on any device and enter the code ${started.userCode}` +
+      `${started.verificationUriComplete ? `\n(or open ${started.verificationUriComplete})` : ''}` +
+      `\nThe code expires at ${started.expiresAt}. Waiting…\n`,
+  );
+  if (io.openUrl || io.env['GATEWAY_BROWSER']?.trim()) {
+    await (io.openUrl ?? openWithConfiguredBrowser(io.env))(started.verificationUriComplete ?? started.verificationUri);
+  }
+  for (;;) {
+    const response = await io.fetch(new URL('/app/auth/device/token', gateway), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ handle: started.handle }),
+    });
+    // 202: the person has not finished at the provider yet; the gateway already waited, so ask again at once.
+    if (response.status === 202) {
+      await response.body?.cancel();
+      continue;
+    }
+    return await storeSession(io, gateway, response);
+  }
+}
+
+async function postJson(io: CliIo, gateway: URL, path: string, body: unknown): Promise<Response> {
+  return io.fetch(new URL(path, gateway), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+/** The gateway's answer with a session, stored 0600 for later commands; or its refusal, as an error. */
+async function storeSession(io: CliIo, gateway: URL, response: Response): Promise<number> {
   const answer = (await response.json().catch(() => ({}))) as {
     session?: string;
     expiresAt?: string;
@@ -83,7 +158,17 @@ async function exchange(io: CliIo, gateway: URL, code: string, verifier: string)
       `the gateway refused the sign-in: ${answer.error?.message ?? `HTTP ${response.status}`}`,
     );
   }
-  return { gateway: gateway.origin, session: answer.session, expiresAt: answer.expiresAt, member: answer.member };
+  const stored = {
+    gateway: gateway.origin,
+    session: answer.session,
+    expiresAt: answer.expiresAt,
+    member: answer.member,
+  };
+  await writeStoredSession(io.env, stored);
+  io.stdout.write(
+    `Signed in to ${stored.gateway} as ${stored.member.name} (${stored.member.role}) until ${stored.expiresAt}\n`,
+  );
+  return 0;
 }
 
 /** `GATEWAY_BROWSER` names the program that opens the address (`xdg-open`, `open`, a browser); unset, it is printed only. */

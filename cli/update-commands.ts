@@ -1,11 +1,23 @@
 import * as z from '../shared/validation/zod.ts';
-import { connectionSchema, keySchema, memberSchema } from './admin-views.ts';
+import { connectionSchema, keySchema, memberSchema, policyViewSchema } from './admin-views.ts';
 import { type Command, defineCommand } from './command-definition.ts';
-import { httpUrlFlag, integerFlag, modelsFlag, optionalSwitch, required, textFlag } from './flag-definitions.ts';
-import { renderConnection, renderKey, renderMember } from './render-views.ts';
+import {
+  choiceFlag,
+  dateTimeFlag,
+  type FlagDefinition,
+  httpUrlFlag,
+  integerFlag,
+  modelsFlag,
+  optionalSwitch,
+  required,
+  textFlag,
+} from './flag-definitions.ts';
+import { auditListCommand } from './list-commands.ts';
+import { accessFlags, dailyTokensFlag, limitFlags, policyFrom } from './policy-flags.ts';
+import { formatPolicy, renderConnection, renderKey, renderMember } from './render-views.ts';
 
 /**
- * The CLI verbs of the admin API's updates and audit log. An update names the version it was read at
+ * The CLI verbs of the admin API's updates and the team settings. An update names the version it was read at
  * (`member get` prints it); a stale one is refused by the gateway with `version_conflict`.
  */
 const versionFlag = required(integerFlag('N', 'the version read (see `member get`); a stale one is refused', 1));
@@ -25,15 +37,20 @@ const memberViewSchema = z.extend(versioned(memberSchema), {
     }),
   ),
 });
-const auditEntrySchema = z.object({
-  id: z.string(),
-  at: z.string(),
-  actor: z.object({ memberId: z.string(), keyId: z.nullable(z.string()), via: z.string() }),
-  action: z.string(),
-  target: z.object({ type: z.string(), id: z.string() }),
-  before: z.nullable(z.record(z.string(), z.unknown())),
-  after: z.nullable(z.record(z.string(), z.unknown())),
-});
+const settingsResult = z.object({ settings: z.object({ version: z.number(), defaultPolicy: policyViewSchema }) });
+const renderSettings = ({ settings }: z.infer<typeof settingsResult>) =>
+  `version ${settings.version}\ndefault policy ${formatPolicy(settings.defaultPolicy)}\n`;
+
+/** `never` lifts the expiry; anything else is read as `key create --expires` reads it. */
+const expiryDate = dateTimeFlag(
+  'ISO-8601|never',
+  'the new expiry: a date (midnight UTC), a date-time with a zone, or "never"',
+);
+const expiryFlag: FlagDefinition<string | null | undefined> = {
+  ...expiryDate,
+  read: (occurrences, flag) =>
+    occurrences.length === 1 && occurrences[0] === 'never' ? null : expiryDate.read(occurrences, flag),
+};
 
 export const updateCommands: readonly Command[] = [
   defineCommand({
@@ -56,22 +73,24 @@ export const updateCommands: readonly Command[] = [
   }),
   defineCommand({
     words: ['member', 'update'],
-    summary: "Change a member's name or limits at the version read",
+    summary:
+      "Change a member's name, role or policy at the version read; policy flags replace the whole policy (the " +
+      'limits not given are lifted), as the API does',
     operands: ['ID'],
     flags: {
       version: versionFlag,
       name: textFlag('N', 'the new name'),
-      'daily-tokens': integerFlag('N', 'daily token allowance (the whole policy is replaced by the limits given)'),
-      rpm: integerFlag('N', 'requests per minute', 1),
-      concurrency: integerFlag('N', 'requests in flight at once', 1),
+      role: choiceFlag(['admin', 'member'], 'the new role'),
+      ...dailyTokensFlag,
+      ...limitFlags,
+      ...accessFlags,
     },
     buildRequest: ({ operands, flags }) => {
-      const policy = { dailyTokens: flags['daily-tokens'], rpm: flags.rpm, concurrency: flags.concurrency };
-      const hasPolicy = Object.values(policy).some((value) => value !== undefined);
+      const policy = policyFrom(flags);
       return {
         method: 'POST',
         path: idPath('members', operands.ID, 'update'),
-        body: { version: flags.version, name: flags.name, ...(hasPolicy ? { policy } : {}) },
+        body: { version: flags.version, name: flags.name, role: flags.role, ...(policy ? { policy } : {}) },
       };
     },
     result: z.object({ member: versioned(memberSchema) }),
@@ -79,22 +98,30 @@ export const updateCommands: readonly Command[] = [
   }),
   defineCommand({
     words: ['key', 'update'],
-    summary: "Change a key's name or expiry at the version read",
+    summary:
+      "Change a key's name, policy or expiry at the version read; policy flags replace the key's whole policy, as " +
+      'the API does',
     operands: ['ID'],
     flags: {
       version: versionFlag,
       name: textFlag('N', 'the new name'),
-      expires: textFlag('ISO-8601|never', 'the new expiry, or "never"'),
+      expires: expiryFlag,
+      ...limitFlags,
+      ...accessFlags,
     },
-    buildRequest: ({ operands, flags }) => ({
-      method: 'POST',
-      path: idPath('keys', operands.ID, 'update'),
-      body: {
-        version: flags.version,
-        name: flags.name,
-        ...(flags.expires === undefined ? {} : { expiresAt: flags.expires === 'never' ? null : flags.expires }),
-      },
-    }),
+    buildRequest: ({ operands, flags }) => {
+      const policy = policyFrom(flags);
+      return {
+        method: 'POST',
+        path: idPath('keys', operands.ID, 'update'),
+        body: {
+          version: flags.version,
+          name: flags.name,
+          ...(policy ? { policy } : {}),
+          ...(flags.expires === undefined ? {} : { expiresAt: flags.expires }),
+        },
+      };
+    },
     result: z.object({ key: versioned(keySchema) }),
     render: ({ key }) => `${renderKey(key)}\nversion ${key.version}`,
   }),
@@ -122,47 +149,29 @@ export const updateCommands: readonly Command[] = [
     render: ({ connection }) => `${renderConnection(connection)}
 version ${connection.version}`,
   }),
-  defineCommand({
-    words: ['audit', 'list'],
-    summary: 'List the audit log, newest first',
-    operands: [],
-    flags: {
-      actor: textFlag('ID', 'only changes made by this member'),
-      action: textFlag('A', 'only this action, such as member.update'),
-      target: textFlag('ID', 'only changes to this member, key or connection'),
-      limit: integerFlag('N', 'entries per page (1-200)', 1),
-      cursor: textFlag('C', 'the next page, as the previous one printed it'),
-    },
-    buildRequest: ({ flags }) => ({
-      method: 'GET',
-      path: '/admin/v1/audit',
-      query: Object.fromEntries(
-        Object.entries({
-          actor: flags.actor,
-          action: flags.action,
-          target: flags.target,
-          limit: flags.limit === undefined ? undefined : String(flags.limit),
-          cursor: flags.cursor,
-        }).filter((entry): entry is [string, string] => entry[1] !== undefined),
-      ),
-    }),
-    result: z.object({ entries: z.array(auditEntrySchema), nextCursor: z.nullable(z.string()) }),
-    render: ({ entries, nextCursor }) =>
-      [
-        ...entries.map(
-          (entry) =>
-            `${entry.at}  ${entry.action.padEnd(20)} ${entry.target.type} ${entry.target.id}  by ${entry.actor.memberId}`,
-        ),
-        ...(nextCursor ? [`more: --cursor ${nextCursor}`] : []),
-      ].join('\n'),
-  }),
+  auditListCommand,
   defineCommand({
     words: ['settings', 'get'],
     summary: 'Show the team settings (the default policy of members who sign in by SSO)',
     operands: [],
     flags: {},
     buildRequest: () => ({ method: 'GET', path: '/admin/v1/settings' }),
-    result: z.object({ settings: z.object({ version: z.number(), defaultPolicy: z.record(z.string(), z.unknown()) }) }),
-    render: ({ settings }) => `version ${settings.version}\ndefault policy ${JSON.stringify(settings.defaultPolicy)}`,
+    result: settingsResult,
+    render: renderSettings,
+  }),
+  defineCommand({
+    words: ['settings', 'update'],
+    summary:
+      'Set the default policy of members who sign in by SSO, at the version read; the limits given replace the ' +
+      'whole default (none given: no limits)',
+    operands: [],
+    flags: { version: versionFlag, ...dailyTokensFlag, ...limitFlags, ...accessFlags },
+    buildRequest: ({ flags }) => ({
+      method: 'POST',
+      path: '/admin/v1/settings/update',
+      body: { version: flags.version, defaultPolicy: policyFrom(flags) ?? {} },
+    }),
+    result: settingsResult,
+    render: renderSettings,
   }),
 ];

@@ -5,8 +5,8 @@ import { openRequestPathStore } from './request-path-store.ts';
 import { streamingEntry } from './streaming-entry.ts';
 
 /**
- * `POST /v1/messages/count_tokens` and `POST /v1beta/models/<provider/model>:countTokens` (and the same under
- * `/<prefix>/`): each route's wire reads its own count.
+ * `POST /v1/messages/count_tokens` and `POST /v1beta/models/<provider/model>:countTokens` (also `/v1/models/…`, and
+ * the same under `/<prefix>/`): each route's wire reads its own count.
  */
 export const handler = streamingEntry(
   (services, request, route) =>

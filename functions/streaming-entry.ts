@@ -10,7 +10,7 @@ import { checkRequestEnvelope } from '../shared/http/read-request.ts';
 import { renderError } from '../shared/http/render-error.ts';
 import { matchRoute, type RouteMatch, routesForPath } from '../shared/http/route-table.ts';
 import { recordResponse } from '../shared/observability/gateway-telemetry.ts';
-import { generateContentPathPrefix, parseGenerateContentPath } from '../shared/wires/gemini/generate-content-path.ts';
+import { googleInnerPath, parseGenerateContentPath } from '../shared/wires/gemini/generate-content-path.ts';
 import { storedResponseRefusal } from '../shared/wires/openai-responses/openai-responses-stored.ts';
 import { errorEnvelopeFor, errorEnvelopeOfRequest } from '../shared/wires/wire-names.ts';
 import { type OpenStore, servicesFromEnvironment, telemetryReady } from './gateway-runtime.ts';
@@ -158,13 +158,13 @@ export function unknownRoute(
 }
 
 /**
- * A POST under `/v1beta` that no route answers calls a Google method the gateway does not serve (`:embedContent`,
- * say): a 404 that names the ones it serves, not a 405 for the model read that shares the path.
+ * A POST under `/v1beta` (or a `/v1` path ending in a method) that no route answers calls a Google method the
+ * gateway does not serve (`:embedContent`, say): a 404 that names the ones it serves, not a 405 for the model read
+ * that shares the path.
  */
 function unservedGoogleMethod(path: string): GatewayError {
-  const innerPath = path.slice(path.indexOf(generateContentPathPrefix));
   try {
-    parseGenerateContentPath({ innerPath, query: new URLSearchParams() });
+    parseGenerateContentPath({ innerPath: googleInnerPath(path), query: new URLSearchParams() });
   } catch (error) {
     if (error instanceof GatewayError) return error;
   }

@@ -50,9 +50,12 @@ export const oidcClientSecretName = (stage: string) => `model-gateway/${stage}/o
 /** Context name → the environment variable it sets, for the sign-in settings passed through as they are. */
 const signInContext: Readonly<Record<string, string>> = {
   oidcClientId: 'GATEWAY_OIDC_CLIENT_ID',
+  oidcDeviceClientId: 'GATEWAY_OIDC_DEVICE_CLIENT_ID',
   oidcScopes: 'GATEWAY_OIDC_SCOPES',
   oidcGroupsClaim: 'GATEWAY_OIDC_GROUPS_CLAIM',
+  oidcEmailVerifiedClaim: 'GATEWAY_OIDC_EMAIL_VERIFIED_CLAIM',
   oidcAdminGroups: 'GATEWAY_OIDC_ADMIN_GROUPS',
+  oidcAllowedGroups: 'GATEWAY_OIDC_ALLOWED_GROUPS',
   oidcEmailDomains: 'GATEWAY_OIDC_EMAIL_DOMAINS',
   oidcUnknownPeople: 'GATEWAY_OIDC_UNKNOWN_PEOPLE',
   sessionHours: 'GATEWAY_SESSION_HOURS',

@@ -8,6 +8,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { DynamoAction, SecretAction } from './function-permissions.ts';
 import { lambdaBundling } from './lambda-bundling.ts';
+import { splitBundleCommand } from './lambda-split-bundle.ts';
 import { nagAccount, nagRegion } from './nag-acknowledgements.ts';
 import { telemetryBundleCommands } from './telemetry-bundle.ts';
 
@@ -65,18 +66,18 @@ export class GatewayFunction extends Construct {
         // OutputFormat's values are esbuild's format names.
         format: lambdaBundling.format as OutputFormat,
         mainFields: [...lambdaBundling.mainFields],
-        // Functions that answer HTTP trace their requests when the stage configures OpenTelemetry: its module is
-        // built beside the entry, not into it (infra/telemetry-bundle.ts).
-        ...(props.functionUrl
-          ? {
-              commandHooks: {
-                beforeBundling: () => [],
-                beforeInstall: () => [],
-                afterBundling: (_inputDirectory: string, outputDirectory: string) =>
-                  telemetryBundleCommands(props.projectRoot, outputDirectory),
-              },
-            }
-          : {}),
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (_inputDirectory: string, outputDirectory: string) => [
+            // The entry again, split: what only some requests need leaves the file a cold start loads
+            // (infra/lambda-split-bundle.ts).
+            splitBundleCommand(props.projectRoot, props.entry, outputDirectory),
+            // Functions that answer HTTP trace their requests when the stage configures OpenTelemetry: its module
+            // is built beside the entry, not into it (infra/telemetry-bundle.ts).
+            ...(props.functionUrl ? telemetryBundleCommands(props.projectRoot, outputDirectory) : []),
+          ],
+        },
       },
     });
 

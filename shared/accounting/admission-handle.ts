@@ -12,7 +12,7 @@ import { type RequestEnding, settle, settlementOutcome } from './settle.ts';
 /** How an admitted request ended, as settlement needs to know it. */
 export interface RequestOutcome {
   status: number;
-  /** The response reached its natural end (not interrupted, cancelled or timed out). */
+  /** The answer came whole (see `RequestEnding.completed`): not cut off, cancelled or timed out. */
   completed: boolean;
   /** What the provider reported; validated before it is charged (chargeable-usage.ts). */
   usage: UsageReport | undefined;

@@ -6,7 +6,10 @@ import type { UsageReport } from '../wires/usage-report.ts';
 export interface RequestEnding {
   record: RunningRecord;
   status: number;
-  /** The response reached its natural end (not interrupted, cancelled or timed out). */
+  /**
+   * The answer came whole: a whole answer that is one, or a stream that reached its wire's closing event (not cut
+   * off by the upstream, cancelled or timed out first).
+   */
   completed: boolean;
   usage: UsageReport | undefined;
   endedAt: Date;
@@ -29,7 +32,11 @@ function chargeFor(
   return { charge: reserved, source: 'conservative' };
 }
 
-/** How a request ended, as its record keeps it: the one rule for settlement, the reaper and the migration. */
+/**
+ * How a request ended, as its record keeps it: the one rule for settlement, the reaper and the migration.
+ * `completed` only when the answer came whole with a status below 400; `failed` for every other ending, an answer
+ * cut off after its status 200 went out included (docs/request-states.md has the table).
+ */
 export function settlementOutcome(record: RunningRecord, ending: Omit<RequestEnding, 'record'>): RecordOutcome {
   const { charge, source } = chargeFor(ending, record.reserved);
   return {

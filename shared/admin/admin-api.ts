@@ -13,8 +13,6 @@ import { type AuditChange, type AuditTargetType, auditSnapshot, changedFields } 
 import { type ConnectionItem, holderMemberId, toConnectionView } from '../store/control-items.ts';
 import { newId } from '../store/ids.ts';
 import { VersionConflictError } from '../store/store-errors.ts';
-import { migrateEarlierRecords, migrationBudgetMs } from '../usage/migrate-earlier-records.ts';
-import { rebuildRollups } from '../usage/rebuild-rollups.ts';
 import { canonicalBaseUrl } from '../wires/upstream-wire-format.ts';
 import { upstreamWireFor } from '../wires/upstream-wires.ts';
 import { type AdminRoute, parseBody } from './admin-route.ts';
@@ -33,10 +31,8 @@ import { auditActorOf, recordAudit } from './audit-log.ts';
 import { auditRoutes } from './audit-routes.ts';
 import { connectionAddress } from './connection-address.ts';
 import { storedModelDeclarations } from './connection-models.ts';
-import { readLegacyUsageRecord } from './legacy-usage-record.ts';
 import { listRoutes } from './list-routes.ts';
 import { selfServiceRoutes } from './self-service-routes.ts';
-import { testConnection } from './test-connection.ts';
 import { updateRoutes } from './update-routes.ts';
 
 const adminRoutes: AdminRoute[] = [
@@ -174,7 +170,7 @@ const adminRoutes: AdminRoute[] = [
       const connection: ConnectionItem = {
         ...body,
         // Stored as the vendor's SDK takes it; a URL that ends in the version the wire appends loses it here.
-        baseUrl: canonicalBaseUrl(upstreamWireFor(body.wire).baseUrl, requestedBaseUrl),
+        baseUrl: canonicalBaseUrl((await upstreamWireFor(body.wire)).baseUrl, requestedBaseUrl),
         ...(region === undefined ? {} : { region }),
         ...storedModelDeclarations(models),
         id,
@@ -206,6 +202,8 @@ const adminRoutes: AdminRoute[] = [
       // The body is optional: a bare POST tests the model list only.
       const options = request.body.length === 0 ? {} : parseBody(testConnectionBody, request);
       const generate = options.generate ?? false;
+      // The rare operations below are imported when first asked for: the function's cold start does not load them.
+      const { testConnection } = await import('./test-connection.ts');
       const report = await testConnection(services, id, { generate, model: options.model });
       return {
         status: 200,
@@ -253,6 +251,7 @@ const adminRoutes: AdminRoute[] = [
     // Records of the 0.1 engine go to their own table only (spec §9): never the usage records or the rollups.
     async action({ services, request }) {
       const { records } = parseBody(importLegacyUsageBody, request);
+      const { readLegacyUsageRecord } = await import('./legacy-usage-record.ts');
       // Every record is read before any is stored, so a bad record leaves the whole batch unstored.
       const readings = records.map((record, index) => {
         const reading = readLegacyUsageRecord(record);
@@ -266,10 +265,11 @@ const adminRoutes: AdminRoute[] = [
     method: 'POST',
     pattern: '/rollups/rebuild',
     audience: 'admin',
-    action: async ({ services, request }) => ({
-      status: 200,
-      body: await rebuildRollups(services, parseBody(rebuildRollupsBody, request)),
-    }),
+    async action({ services, request }) {
+      const body = parseBody(rebuildRollupsBody, request);
+      const { rebuildRollups } = await import('../usage/rebuild-rollups.ts');
+      return { status: 200, body: await rebuildRollups(services, body) };
+    },
   },
   {
     method: 'GET',
@@ -285,10 +285,10 @@ const adminRoutes: AdminRoute[] = [
     pattern: '/earlier-records/migrate',
     audience: 'admin',
     // One bounded piece of the migration per request; the CLI asks again until it completes or must wait.
-    action: async ({ services }) => ({
-      status: 200,
-      body: await migrateEarlierRecords(services, migrationBudgetMs.adminRequest),
-    }),
+    async action({ services }) {
+      const { migrateEarlierRecords, migrationBudgetMs } = await import('../usage/migrate-earlier-records.ts');
+      return { status: 200, body: await migrateEarlierRecords(services, migrationBudgetMs.adminRequest) };
+    },
   },
   ...listRoutes,
   ...updateRoutes,

@@ -1,13 +1,13 @@
 import { badRequest } from '../http/gateway-error.ts';
-import { bedrockRuntimeUrl, isBedrockAnthropicModel } from '../wires/bedrock/bedrock-runtime-api.ts';
+import { bedrockRuntimeUrl } from '../wires/bedrock/bedrock-runtime-api.ts';
 import type { UpstreamWire } from '../wires/wire-names.ts';
 import type { ModelDeclaration } from './admin-schemas.ts';
 
 /**
  * Where a new connection is reached and whether it needs a credential. Every wire but Bedrock's takes a base URL
  * and an API key. A Bedrock connection names its region (the SigV4 scope), its base URL defaulting to the region's
- * runtime endpoint, and holds a credential only when the account uses Bedrock API keys; it lists its models,
- * Anthropic's (and inference profiles of them) until the Converse translation serves the rest.
+ * runtime endpoint, and holds a credential only when the account uses Bedrock API keys; it lists its models, any of
+ * Bedrock's: Anthropic's are called through InvokeModel, the others through Converse (shared/wires/model-wire.ts).
  */
 export function connectionAddress(
   wire: UpstreamWire,
@@ -23,15 +23,6 @@ export function connectionAddress(
   if (region === undefined) throw badRequest('invalid_request', 'A Bedrock connection needs its AWS region.');
   if (models.length === 0) {
     throw badRequest('invalid_request', 'A Bedrock connection lists the Bedrock model ids it serves (models).');
-  }
-  const other = models
-    .map((model) => (typeof model === 'string' ? model : model.id))
-    .find((id) => !isBedrockAnthropicModel(id));
-  if (other !== undefined) {
-    throw badRequest(
-      'unsupported_model',
-      `"${other}" is not an Anthropic model on Bedrock: this gateway serves Bedrock's anthropic.* models and their inference profiles (us.anthropic.…); other Bedrock models need the Converse translation, not yet available.`,
-    );
   }
   return { baseUrl: baseUrl ?? bedrockRuntimeUrl(region), credentialRequired: false };
 }

@@ -10,6 +10,7 @@ import { requestToSend } from '../pipeline/forwarded-headers.ts';
 import { upstreamTargetOf } from '../pipeline/upstream-target.ts';
 import type { ConnectionItem } from '../store/control-items.ts';
 import { exceptionName } from '../wires/bedrock/bedrock-errors.ts';
+import { upstreamWireOfModel } from '../wires/model-wire.ts';
 import type { UpstreamHttpRequest, UpstreamTarget, UpstreamWireFormat } from '../wires/upstream-wire-format.ts';
 import { upstreamWireFor } from '../wires/upstream-wires.ts';
 
@@ -85,10 +86,13 @@ export async function testConnection(
 ): Promise<ConnectionTestReport> {
   const connection = (await services.store.connections.list()).find((candidate) => candidate.id === id);
   if (!connection) throw notFound('connection_not_found', `No connection has the id ${id}.`);
-  const wire = upstreamWireFor(connection.wire);
+  const connectionWire = await upstreamWireFor(connection.wire);
   // A wire with no model list (Bedrock's runtime) is proven by a one-token generation, asked for or not.
   const generation =
-    options.generate || wire.modelList === undefined ? generationModel(connection, options.model) : undefined;
+    options.generate || connectionWire.modelList === undefined ? generationModel(connection, options.model) : undefined;
+  // The generation is made in its model's wire: on Bedrock, Converse for every model but Anthropic's.
+  const wire =
+    generation === undefined ? connectionWire : await upstreamWireFor(upstreamWireOfModel(connection.wire, generation));
   const report: ConnectionTestReport = {
     connection: {
       id: connection.id,

@@ -66,7 +66,7 @@ export const updateRoutes: AdminRoute[] = [
       if (baseUrl !== undefined) {
         const checked = checkBaseUrl(baseUrl, upstreamNetworkFor(services.config.privateUpstreams, existing));
         if (!checked.ok) throw badRequest('invalid_base_url', `The base URL is refused: ${checked.problem}.`);
-        changes.baseUrl = canonicalBaseUrl(upstreamWireFor(existing.wire).baseUrl, baseUrl);
+        changes.baseUrl = canonicalBaseUrl((await upstreamWireFor(existing.wire)).baseUrl, baseUrl);
       }
       if (apiKey !== undefined) {
         // The new credential is stored first, under a name of its own, so the connection never points at a

@@ -1,6 +1,7 @@
 import { badRequest, notFound } from '../http/gateway-error.ts';
 import type { ConnectionItem } from '../store/control-items.ts';
 import { translationPath } from '../translation/translation-paths.ts';
+import { upstreamWireOfModel } from '../wires/model-wire.ts';
 import { type ClientWire, clientWiresServedBy, formatOfWire, type UpstreamWire } from '../wires/wire-names.ts';
 import { type KnownModel, modelsOfConnection } from './known-models.ts';
 
@@ -62,9 +63,10 @@ export function connectionsForWire(
   wire: ClientWire,
 ): ConnectionItem[] {
   if (!model.wires.includes(wire)) return [];
-  const native = serving.filter((connection) => clientWiresServedBy(connection.wire).includes(wire));
+  const wireOf = (connection: ConnectionItem) => upstreamWireOfModel(connection.wire, model.upstreamModel);
+  const native = serving.filter((connection) => clientWiresServedBy(wireOf(connection)).includes(wire));
   if (native.length > 0) return native;
-  return serving.filter((connection) => translationPath(wire, connection.wire) !== undefined);
+  return serving.filter((connection) => translationPath(wire, wireOf(connection)) !== undefined);
 }
 
 /** The client wires a model can be called with through these connections: what a model list says it offers. */
@@ -109,7 +111,9 @@ export class ConnectionRotation {
   }): ConnectionItem {
     const { model } = input;
     const { upstream, connections } = this.#servingOrRefuse(input.connections, model, input.upstream);
-    const counting = connections.filter((connection) => formatOfWire(connection.wire) === input.countingWire);
+    const counting = connections.filter(
+      (connection) => formatOfWire(upstreamWireOfModel(connection.wire, model.upstreamModel)) === input.countingWire,
+    );
     return this.#next(`${upstream}|${model.publicId}|count`, counting.length > 0 ? counting : connections);
   }
 

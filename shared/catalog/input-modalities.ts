@@ -7,6 +7,7 @@ import {
   type MediaPart,
   mediaCarriedBy,
 } from '../wires/input-media.ts';
+import { upstreamWireOfModel } from '../wires/model-wire.ts';
 import type { KnownModel } from './known-models.ts';
 import { modelLimitsOn } from './model-limits.ts';
 
@@ -20,7 +21,7 @@ import { modelLimitsOn } from './model-limits.ts';
 export function mediaTakenOn(model: KnownModel, connection: ConnectionItem): ReadonlySet<MediaModality> | undefined {
   const stated = modelLimitsOn(model, connection).inputModalities;
   if (stated === null) return undefined;
-  const carried = mediaCarriedBy(connection.wire);
+  const carried = mediaCarriedBy(upstreamWireOfModel(connection.wire, model.upstreamModel));
   return new Set(carried.filter((modality) => stated.includes(modality)));
 }
 
@@ -52,7 +53,7 @@ export function assertMediaTaken(model: KnownModel, connection: ConnectionItem, 
   const stated = modelLimitsOn(model, connection).inputModalities ?? [];
   const takes = ['text', ...taken].join(' and ').replace(/ and (?=.* and )/g, ', ');
   const reason = stated.includes(refused.modality)
-    ? `it is listed with ${refused.modality} input, but its upstream speaks the ${connection.wire} format, which has no ${refused.modality} part; it takes ${takes} input here`
+    ? `it is listed with ${refused.modality} input, but its upstream speaks the ${upstreamWireOfModel(connection.wire, model.upstreamModel)} format, which has no ${refused.modality} part; it takes ${takes} input here`
     : `it takes ${takes} input`;
   throw badRequest(
     'unsupported_modality',

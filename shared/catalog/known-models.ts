@@ -1,5 +1,6 @@
 import type { ConnectionItem } from '../store/control-items.ts';
 import { clientWiresReaching } from '../translation/translation-paths.ts';
+import { upstreamWireOfModel } from '../wires/model-wire.ts';
 import type { ClientWire } from '../wires/wire-names.ts';
 import { type CatalogModel, catalogModels, holderPolicyModelId } from './catalog-data.ts';
 
@@ -64,8 +65,12 @@ function modelsOf(connections: readonly ConnectionItem[]): KnownModel[] {
       const publicId = `${connection.provider}/${model}`;
       const known = byId.get(publicId);
       if (known?.catalog) continue;
-      // A model a connection declares is offered on every wire that reaches the connection's, translated or not.
-      const wires = new Set([...(known?.wires ?? []), ...clientWiresReaching(connection.wire)]);
+      // A model a connection declares is offered on every wire that reaches its own (on Bedrock, per model), translated
+      // or not.
+      const wires = new Set([
+        ...(known?.wires ?? []),
+        ...clientWiresReaching(upstreamWireOfModel(connection.wire, model)),
+      ]);
       byId.set(publicId, {
         publicId,
         provider: connection.provider,

@@ -123,6 +123,11 @@ const environmentSchema = z.object({
   GATEWAY_OIDC_CLIENT_SECRET: z.optional(z.string().check(z.minLength(1))),
   /** The secret store's name of the client secret (Secrets Manager on AWS), read when sign-in first needs it. */
   GATEWAY_OIDC_CLIENT_SECRET_NAME: z.optional(z.string().check(z.minLength(1))),
+  /**
+   * The client the admin CLI's device flow (RFC 8628, `login --device`) signs in with, where the provider wants a
+   * public (native) client for it rather than the gateway's web client (Okta, Entra ID); unset, the gateway's own.
+   */
+  GATEWAY_OIDC_DEVICE_CLIENT_ID: z.optional(z.string().check(z.minLength(1))),
   GATEWAY_OIDC_SCOPES: z._default(z.string().check(z.regex(/^[\x21-\x7e]+( [\x21-\x7e]+)*$/)), 'openid email profile'),
   /** The ID token claim that lists the person's groups. */
   GATEWAY_OIDC_GROUPS_CLAIM: z._default(z.string().check(z.minLength(1)), 'groups'),
@@ -137,6 +142,11 @@ const environmentSchema = z.object({
    * groups claim, such as Google): the member's own role decides, as an administrator set it.
    */
   GATEWAY_OIDC_ADMIN_GROUPS: z._default(commaList, []),
+  /**
+   * Groups whose people may sign in at all (administrators' groups count too); empty: anyone the other checks let
+   * in. A member whose person is in none of them at a sign-in is disabled (docs/sign-in.md, "Removed people").
+   */
+  GATEWAY_OIDC_ALLOWED_GROUPS: z._default(commaList, []),
   /** E-mail domains that may sign in; empty: any verified address. */
   GATEWAY_OIDC_EMAIL_DOMAINS: z._default(commaList, []),
   /** A person no member stands for yet: refused, or made a member with the team's default limits. */
@@ -245,10 +255,12 @@ function readSignIn(env: z.infer<typeof environmentSchema>) {
     issuer: env.GATEWAY_OIDC_ISSUER,
     clientId: env.GATEWAY_OIDC_CLIENT_ID,
     clientSecret,
+    deviceClientId: env.GATEWAY_OIDC_DEVICE_CLIENT_ID,
     scopes: env.GATEWAY_OIDC_SCOPES,
     emailVerifiedClaim: env.GATEWAY_OIDC_EMAIL_VERIFIED_CLAIM,
     groupsClaim: env.GATEWAY_OIDC_GROUPS_CLAIM,
     adminGroups: env.GATEWAY_OIDC_ADMIN_GROUPS,
+    allowedGroups: env.GATEWAY_OIDC_ALLOWED_GROUPS,
     emailDomains: env.GATEWAY_OIDC_EMAIL_DOMAINS.map((domain) => domain.toLowerCase().replace(/^@/, '')),
     unknownPeople: env.GATEWAY_OIDC_UNKNOWN_PEOPLE,
     sessionMs: Math.round(env.GATEWAY_SESSION_HOURS * 3_600_000),

@@ -40,6 +40,50 @@ export interface RouteDefinition {
   readonly upstreamPrefixable: boolean;
 }
 
+/**
+ * Google's API versions, each serving the same methods: `@google/genai` calls `v1beta` unless told
+ * `apiVersion: 'v1'`, the stable API. The gateway answers both alike (shared/wires/gemini/generate-content-path.ts
+ * reads the model and the method after either).
+ */
+export const googleApiVersions = ['v1beta', 'v1'] as const;
+export type GoogleApiVersion = (typeof googleApiVersions)[number];
+
+/**
+ * Google's methods under one version: `/<version>/models/<provider/model>:generateContent` and
+ * `:streamGenerateContent`, the form `@ai-sdk/google` sends for an id that holds a slash,
+ * `/<version>/<provider>/<model>:generateContent`, and the token count in the same two forms (answered by the
+ * function that counts for messages too). The handler reads the model and the method from the rest of the path.
+ * Under `/v1/` these come before OpenAI's `/v1/models/` read, so a path ending in a method is Google's whatever
+ * its HTTP method, and `GET /v1/models/<id>` stays OpenAI's.
+ */
+function googleMethodRoutesOf(version: GoogleApiVersion): RouteDefinition[] {
+  const path = `/${version}/`;
+  return [
+    {
+      id: `generate-content-${version}`,
+      method: 'POST',
+      path,
+      match: 'suffix',
+      suffixes: [':generateContent', ':streamGenerateContent'],
+      functionId: 'generate-content',
+      wire: 'gemini',
+      upstreamPrefixable: true,
+    },
+    {
+      id: `gemini-count-tokens-${version}`,
+      method: 'POST',
+      path,
+      match: 'suffix',
+      suffixes: [':countTokens'],
+      functionId: 'count-tokens',
+      wire: 'gemini-count-tokens',
+      upstreamPrefixable: true,
+    },
+  ];
+}
+
+const googleMethodRoutes = googleApiVersions.flatMap(googleMethodRoutesOf);
+
 export const routeTable: readonly RouteDefinition[] = [
   {
     id: 'chat-completions',
@@ -77,30 +121,7 @@ export const routeTable: readonly RouteDefinition[] = [
     wire: 'anthropic-count-tokens',
     upstreamPrefixable: true,
   },
-  {
-    // `/v1beta/models/<provider/model>:generateContent` and `:streamGenerateContent`, and the form `@ai-sdk/google`
-    // sends for an id that holds a slash, `/v1beta/<provider>/<model>:generateContent`: the handler reads the model
-    // and the method from the rest of the path.
-    id: 'generate-content',
-    method: 'POST',
-    path: '/v1beta/',
-    match: 'suffix',
-    suffixes: [':generateContent', ':streamGenerateContent'],
-    functionId: 'generate-content',
-    wire: 'gemini',
-    upstreamPrefixable: true,
-  },
-  {
-    // Google's token count, in the same two path forms; answered by the function that counts for messages too.
-    id: 'gemini-count-tokens',
-    method: 'POST',
-    path: '/v1beta/',
-    match: 'suffix',
-    suffixes: [':countTokens'],
-    functionId: 'count-tokens',
-    wire: 'gemini-count-tokens',
-    upstreamPrefixable: true,
-  },
+  ...googleMethodRoutes,
   {
     id: 'models',
     method: 'GET',

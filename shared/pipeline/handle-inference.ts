@@ -22,10 +22,11 @@ import { logger } from '../observability/logger.ts';
 import type { GenAiOperation, RequestTrace, RoutedRequest } from '../observability/request-trace.ts';
 import { newId } from '../store/ids.ts';
 import { AdmissionRefusedError } from '../store/store-errors.ts';
-import type { ClientWireReach } from '../translation/client-wire-reach.ts';
+import { type ClientWireReach, reachTo } from '../translation/client-wire-reach.ts';
 import { translateRequest, type WireTranslation } from '../translation/wire-translation.ts';
 import type { ClientWireFormat, StreamFraming, WireRequest } from '../wires/client-wire-format.ts';
-import { parseJson } from '../wires/parse-json.ts';
+import { upstreamWireOfModel } from '../wires/model-wire.ts';
+import { isRecord, parseJson } from '../wires/parse-json.ts';
 import type { UpstreamHttpRequest, UpstreamWireFormat } from '../wires/upstream-wire-format.ts';
 import { clientWiresServedBy, type ErrorEnvelope, formatOfWire } from '../wires/wire-names.ts';
 import { dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
@@ -158,11 +159,14 @@ async function prepareRequest<Request extends WireRequest, ClientEvent, Upstream
     options,
   );
   const { model, connection } = routed;
+  // On Bedrock the wire is the model's: Anthropic's through InvokeModel, the others through Converse.
+  const upstreamWireName = upstreamWireOfModel(connection.wire, model.upstreamModel);
+  const native = clientWiresServedBy(upstreamWireName).includes(clientWire.wire);
   assertMediaTaken(model, connection, clientWire.mediaParts(clientRequest));
   if (principal.member.policy.dailyTokens !== undefined) {
     // What costs is what goes upstream. A pass-through sends the client's tools as they are; a translation sends
     // only tools the client runs (each hop refuses or leaves out every other: Codex CLI's web search, say).
-    if (clientWiresServedBy(connection.wire).includes(clientWire.wire)) clientWire.assertCostBounded(clientRequest);
+    if (native) clientWire.assertCostBounded(clientRequest);
     assertSelfContainedText(clientRequest);
   }
   const stream = clientWire.isStream(clientRequest, address);
@@ -178,12 +182,11 @@ async function prepareRequest<Request extends WireRequest, ClientEvent, Upstream
   });
   assertFitsContextWindow({ publicId: model.publicId, limits }, inputEstimate, requestedOutput);
   const requestId = newId('req');
-  const upstreamWire = reach.upstreamWires[connection.wire];
-  // Routing only picks a connection the client wire reaches (translation-paths.ts), each in its function's reach.
-  if (!upstreamWire) throw new Error(`the ${connection.wire} upstream wire is not in this function's reach`);
+  // The wire, the hops and Bedrock's code are imported by the first request that needs them (client-wire-reach.ts).
+  const { upstreamWire, hops } = await reachTo(reach, clientWire.wire, upstreamWireName);
   const translation = translateRequest(
     clientRequest,
-    { clientWire, upstreamWire, catalog: model.catalog, framing, hops: reach.hops },
+    { clientWire, upstreamWire, catalog: model.catalog, framing, hops },
     {
       requestId,
       publicModel: model.publicId,
@@ -192,7 +195,6 @@ async function prepareRequest<Request extends WireRequest, ClientEvent, Upstream
       createdAt: services.now(),
     },
   );
-  const native = clientWiresServedBy(connection.wire).includes(clientWire.wire);
   const forwarded = forwardedHeaders(upstreamWire, native, request.headers);
   const upstream = await requestToSend(
     upstreamWire,
@@ -336,7 +338,9 @@ async function answerAdmitted(
     },
     outcome: {
       status: upstreamStatus,
-      completed: true,
+      // A body that is not a JSON object is no answer, even passed through with the upstream's 200 (a translation
+      // refuses it with a 502 first): the request did not complete.
+      completed: isRecord(answer),
       usage: upstreamWire.usageOfAnswer(answer),
       ...(trace ? { summary: summaryOfAnswer(upstreamWire.wire, answer) } : {}),
     },

@@ -7,6 +7,7 @@ import { type TokenCountSource, tokenCountSourceHeader } from '../http/token-cou
 import { upstreamNetworkFor } from '../net/upstream-address.ts';
 import { estimateRequestTokenCount } from '../tokens/estimate-token-count.ts';
 import type { TokenCountWireFormat, WireRequest } from '../wires/client-wire-format.ts';
+import { upstreamWireOfModel } from '../wires/model-wire.ts';
 import { upstreamWireFor } from '../wires/upstream-wires.ts';
 import { formatOfWire } from '../wires/wire-names.ts';
 import { dispatchUpstream, readUpstreamText } from './dispatch-upstream.ts';
@@ -46,7 +47,9 @@ async function countTokens<Request extends WireRequest>(
     admittedAfter: false,
     countingWire: reader.countingWire,
   });
-  if (formatOfWire(routed.routed.connection.wire) === reader.countingWire)
+  const { connection, model } = routed.routed;
+  // A Bedrock connection counts its Anthropic models only (Converse's have no count): the model's wire decides.
+  if (formatOfWire(upstreamWireOfModel(connection.wire, model.upstreamModel)) === reader.countingWire)
     return countUpstream(services, request, routed);
   const answer = reader.estimatedCountAnswer(estimateRequestTokenCount(routed.clientRequest));
   return countAnswer(200, 'application/json', JSON.stringify(answer), 'estimate');
@@ -64,7 +67,7 @@ async function countUpstream<Request extends WireRequest>(
 ): Promise<GatewayResponse> {
   const { config } = services;
   const { model, connection } = routed;
-  const upstreamWire = upstreamWireFor(connection.wire);
+  const upstreamWire = await upstreamWireFor(upstreamWireOfModel(connection.wire, model.upstreamModel));
   // Counting is always native: the client's format is the connection's.
   const forwarded = forwardedHeaders(upstreamWire, true, request.headers);
   const upstream = await requestToSend(

@@ -7,7 +7,10 @@ import type { UsageReport } from '../wires/usage-report.ts';
 import { upstreamTimeoutReason } from './dispatch-upstream.ts';
 
 export interface StreamEnding {
-  /** The upstream stream reached its end without reporting an error, and the client did not go away. */
+  /**
+   * The upstream sent the event its wire ends a complete answer with, reported no error, and the client did not
+   * go away first. A stream whose body ended (or broke) before that event was cut off: not completed.
+   */
   completed: boolean;
   usage: UsageReport | undefined;
   /** A fault of the gateway's own while it relayed (a translator that threw): the stream ended there. */
@@ -18,7 +21,10 @@ export interface RelayOptions<Event> {
   /** The upstream's body as Node's readable of the answer (shared/net/upstream-transport.ts). */
   upstream: Readable;
   /** How the upstream's events are read (once each), which of them report a failure, and where usage is. */
-  upstreamWire: Pick<UpstreamWireFormat<unknown, Event>, 'parseEvent' | 'isFailure' | 'createUsageReader'>;
+  upstreamWire: Pick<
+    UpstreamWireFormat<unknown, Event>,
+    'parseEvent' | 'isFailure' | 'endsAnswer' | 'createUsageReader'
+  >;
   /** What the client receives of each event: its own bytes (a pass-through) or its translation. */
   toClient: EventTransformer<RelayedEvent<Event>, ClientChunk>;
   /** The closing event in the client's wire, sent when the upstream fails mid-stream. */
@@ -51,6 +57,11 @@ export interface RelayOptions<Event> {
  * deadline runs always, and when it passes the upstream is aborted and the client's stream ends with the time-out
  * event after whatever it has not read yet. Ending the iteration early (`return`, as `for await` does when the
  * writer fails because the client left) aborts the upstream.
+ *
+ * The answer is whole only once the upstream sent its wire's closing event (`endsAnswer`). A body that ends before
+ * it — a provider or proxy closing the stream early — is cut off like a broken connection: the client's stream
+ * ends with the failure event (never with the closing events a translator would add for a finished answer), and
+ * the request is not completed. A connection that breaks after it loses nothing of the answer.
  */
 export function relayEventStream<Event>(options: RelayOptions<Event>): {
   body: AsyncIterableIterator<Uint8Array>;
@@ -62,6 +73,8 @@ export function relayEventStream<Event>(options: RelayOptions<Event>): {
   // The upstream's own error event is relayed like any other (translated, where the route translates), but the
   // answer it ends is not complete.
   let upstreamReportedFailure = false;
+  /** The upstream's closing event has come: the answer is whole, whatever happens to the connection after it. */
+  let answerEnded = false;
   let pending: ClientChunk[] = [];
   const client = runTransformer(options.toClient, (chunk) => pending.push(chunk));
 
@@ -72,6 +85,7 @@ export function relayEventStream<Event>(options: RelayOptions<Event>): {
         usageReader.push(event);
         if (raw.message) options.observeEvent?.(raw.message.data);
         if (options.upstreamWire.isFailure(event)) upstreamReportedFailure = true;
+        else if (options.upstreamWire.endsAnswer(event)) answerEnded = true;
       }
       client.push({ event, bytes: raw.bytes, data: raw.message?.data });
     }
@@ -117,7 +131,7 @@ export function relayEventStream<Event>(options: RelayOptions<Event>): {
     }
     if (failure !== undefined) leftOver.push(Buffer.from(options.failureEvent(failure)));
     finish({
-      completed: failure === undefined && !upstreamReportedFailure,
+      completed: failure === undefined && answerEnded && !upstreamReportedFailure,
       usage: usageReader.result(),
       ...(fault === undefined ? {} : { fault }),
     });
@@ -170,9 +184,14 @@ export function relayEventStream<Event>(options: RelayOptions<Event>): {
       try {
         chunk = await readUpstream();
       } catch (error) {
-        const timedOut = error === upstreamTimeoutReason || (error as Error)?.cause === upstreamTimeoutReason;
-        close(timedOut ? 'timeout' : 'interrupted');
-        continue;
+        if (answerEnded) {
+          // The connection broke after the closing event: the answer is whole, so it ends as if the body had.
+          chunk = null;
+        } else {
+          const timedOut = error === upstreamTimeoutReason || (error as Error)?.cause === upstreamTimeoutReason;
+          close(timedOut ? 'timeout' : 'interrupted');
+          continue;
+        }
       }
       // The deadline may have ended the stream while this read was waiting.
       if (closed) continue;
@@ -180,7 +199,9 @@ export function relayEventStream<Event>(options: RelayOptions<Event>): {
         if (chunk === null) {
           // Some engines omit the blank line after the last event; the splitter still hands it over.
           relay(splitter.end());
-          client.end();
+          // A translator ends an answer it has whole (or one the upstream's error event closed); a cut-off one
+          // gets the failure event instead, below.
+          if (answerEnded || upstreamReportedFailure) client.end();
         } else {
           relay(splitter.push(chunk));
         }
@@ -193,7 +214,7 @@ export function relayEventStream<Event>(options: RelayOptions<Event>): {
       const bytes = takePending();
       if (chunk === null) {
         if (bytes) leftOver.push(bytes);
-        close(undefined);
+        close(answerEnded || upstreamReportedFailure ? undefined : 'interrupted');
         continue;
       }
       if (bytes) return { value: bytes, done: false };

@@ -13,6 +13,11 @@ import type { GatewayServices } from '../config/gateway-services.ts';
  */
 export interface OidcRuntime {
   configuration: client.Configuration;
+  /**
+   * The client the CLI's device flow uses (the device client where one is configured, else the gateway's own), or
+   * undefined when the provider's discovery offers no `device_authorization_endpoint`.
+   */
+  device: { configuration: client.Configuration; clientId: string } | undefined;
   /** jose's remote key set: keys cached, an unknown `kid` refetches at most once per cooldown. */
   keys: ReturnType<typeof createRemoteJWKSet>;
   /** Asymmetric algorithms the provider says it signs ID tokens with; `none` and HMAC are never accepted. */
@@ -77,8 +82,20 @@ async function discover(services: GatewayServices, signIn: SignInConfig): Promis
   const metadata = configuration.serverMetadata();
   if (!metadata.jwks_uri) throw new Error('the provider publishes no jwks_uri');
   const offered = metadata.id_token_signing_alg_values_supported ?? ['RS256'];
+  let device: OidcRuntime['device'];
+  if (metadata.device_authorization_endpoint) {
+    if (signIn.deviceClientId === undefined) {
+      device = { configuration, clientId: signIn.clientId };
+    } else {
+      // A public client: no secret, the device code alone (RFC 8628 §3.4).
+      const deviceConfiguration = new client.Configuration(metadata, signIn.deviceClientId, undefined, client.None());
+      if (insecure) client.allowInsecureRequests(deviceConfiguration);
+      device = { configuration: deviceConfiguration, clientId: signIn.deviceClientId };
+    }
+  }
   return {
     configuration,
+    device,
     keys: createRemoteJWKSet(new URL(metadata.jwks_uri), {
       cooldownDuration: services.signInTuning?.jwksCooldownMs ?? defaultJwksCooldownMs,
     }),
@@ -91,10 +108,12 @@ export async function verifyIdTokenSignature(
   runtime: OidcRuntime,
   signIn: SignInConfig,
   idToken: string,
+  /** The client the token was issued to: the gateway's own, or the device client for the CLI's device flow. */
+  audience = signIn.clientId,
 ): Promise<JWTPayload> {
   const { payload } = await jwtVerify(idToken, runtime.keys, {
     issuer: runtime.configuration.serverMetadata().issuer,
-    audience: signIn.clientId,
+    audience,
     algorithms: runtime.algorithms,
     requiredClaims: ['sub', 'iat', 'exp'],
     // An ID token arrives at the callback moments after it was issued: one issued in the future (beyond a minute of

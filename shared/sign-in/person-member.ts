@@ -23,7 +23,8 @@ export function sessionRole(person: Person, member: MemberProfile): 'admin' | 'm
 
 /**
  * The person an ID token names, if the gateway's settings let them in: a verified e-mail (`email_verified` true),
- * in an allowed domain; administrators by group, everyone else a member.
+ * in an allowed domain, in an allowed group when some are configured; administrators by group, everyone else a
+ * member. The refusals that say the provider no longer lets this person in are in `removalCodes`.
  */
 export function personOf(claims: JWTPayload, signIn: SignInConfig): Person {
   const email = typeof claims.email === 'string' ? claims.email.trim().toLowerCase() : '';
@@ -31,8 +32,15 @@ export function personOf(claims: JWTPayload, signIn: SignInConfig): Person {
     throw new SignInRefusal('email_missing', 'The provider gave no e-mail address.');
   // Entra ID's `xms_edov` has been seen as a boolean and as the string "true"; `email_verified` is a boolean.
   const verified = claims[signIn.emailVerifiedClaim];
-  if (verified !== true && verified !== 'true') {
+  if (verified === false || verified === 'false') {
     throw new SignInRefusal('email_unverified', 'The provider has not verified this e-mail address.');
+  }
+  if (verified !== true && verified !== 'true') {
+    // No claim at all is the provider's configuration (Entra ID without `xms_edov`), not news about this person.
+    throw new SignInRefusal(
+      'email_verification_missing',
+      `The provider did not say whether this e-mail address is verified (no "${signIn.emailVerifiedClaim}" claim).`,
+    );
   }
   const domain = email.slice(email.lastIndexOf('@') + 1);
   if (signIn.emailDomains.length > 0 && !signIn.emailDomains.includes(domain)) {
@@ -45,6 +53,9 @@ export function personOf(claims: JWTPayload, signIn: SignInConfig): Person {
       ? [groups]
       : [];
   const admin = groupList.some((group) => signIn.adminGroups.includes(group));
+  if (signIn.allowedGroups.length > 0 && !admin && !groupList.some((group) => signIn.allowedGroups.includes(group))) {
+    throw new SignInRefusal('group_refused', 'You are in none of the groups that may sign in to this gateway.');
+  }
   const name = typeof claims.name === 'string' && claims.name.trim() !== '' ? claims.name.trim() : email;
   const role = signIn.adminGroups.length === 0 ? undefined : admin ? 'admin' : 'member';
   return { subject: claims.sub as string, email, name, role };
@@ -52,12 +63,12 @@ export function personOf(claims: JWTPayload, signIn: SignInConfig): Person {
 
 /**
  * The limits a person who signs in for the first time gets, with `GATEWAY_OIDC_UNKNOWN_PEOPLE=create-member`: the
- * team's defaults. The one place that reads them. TODO(adminapi): read `settings.defaultPolicy` (CONTRACTS §A,
- * editable in the console) once the admin API's settings land on main; until then no limits of the member's own,
- * as `member create` without `--daily-tokens` gives, so each key's policy is what bounds such a member.
+ * team's default policy as the settings hold it now (`settings.defaultPolicy`, edited with `POST
+ * /admin/v1/settings/update`). The one place that reads them; read at each creation, so an edit applies to the
+ * next new member at once (an existing member keeps the limits it was created with).
  */
-export async function teamDefaultPolicy(_services: GatewayServices): Promise<Policy> {
-  return {};
+export async function teamDefaultPolicy(services: GatewayServices): Promise<Policy> {
+  return (await services.store.settings.get()).defaultPolicy;
 }
 
 /**

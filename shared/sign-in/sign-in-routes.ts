@@ -8,20 +8,13 @@ import type { GatewayRequest, GatewayResponse } from '../http/gateway-request.ts
 import { describeIssues } from '../http/parse-request.ts';
 import { checkRequestEnvelope, readJsonObject } from '../http/read-request.ts';
 import { renderFailure } from '../http/render-error.ts';
-import type { SessionRecord } from '../store/sign-in-items.ts';
 import * as z from '../validation/zod.ts';
+import { admitPerson, refusedToken } from './admit-person.ts';
+import { finishDeviceSignIn, startDeviceSignIn } from './device-sign-in.ts';
 import { oidcRuntime, verifyIdTokenSignature } from './oidc-client.ts';
-import { memberForPerson, personOf, sessionRole } from './person-member.ts';
+import { refusalPage, wantsPage } from './refusal-page.ts';
 import { authenticateCaller } from './session-authentication.ts';
-import {
-  consoleHeader,
-  cookieNames,
-  newSessionId,
-  readCookie,
-  setCookie,
-  sha256,
-  usesHttps,
-} from './session-cookie.ts';
+import { consoleHeader, cookieNames, readCookie, setCookie, sha256, usesHttps } from './session-cookie.ts';
 import { auditSignIn } from './sign-in-audit.ts';
 import { SignInRefusal } from './sign-in-refusal.ts';
 
@@ -65,8 +58,9 @@ const providerAnswerParameters = ['code', 'state', 'iss', 'session_state', 'erro
 
 /**
  * Sign-in with the team's OpenID provider, under `/app/auth/`: `GET login` (to the provider), `GET callback` (back
- * from it), `GET session` (what the console asks first), `POST logout`, and `POST cli-token` (the admin CLI's
- * one-time code for its session). Without an issuer configured, only `session` answers (sign-in disabled).
+ * from it), `GET session` (what the console asks first), `POST logout`, `POST cli-token` (the admin CLI's
+ * one-time code for its session), and `POST device`, `POST device/token` (the CLI's device flow, device-sign-in.ts).
+ * Without an issuer configured, only `session` answers (sign-in disabled).
  */
 export async function handleSignIn(services: GatewayServices, request: GatewayRequest): Promise<GatewayResponse> {
   try {
@@ -90,11 +84,16 @@ export async function handleSignIn(services: GatewayServices, request: GatewayRe
         return await logout(services, request);
       case 'POST /app/auth/cli-token':
         return await cliToken(services, request);
+      case 'POST /app/auth/device':
+        return await startDeviceSignIn(services, signIn);
+      case 'POST /app/auth/device/token':
+        return await finishDeviceSignIn(services, signIn, request);
       default:
         throw notFound('unknown_route', `No sign-in operation at ${operation}.`);
     }
   } catch (error) {
     if (error instanceof SignInRefusal) {
+      if (wantsPage(request)) return refusalPage(error.status, error.code, error.message, consolePath);
       return renderFailure(new GatewayError(error.status, error.code, error.message), 'openai', {
         operation: 'sign-in',
         requestId: request.requestId,
@@ -193,60 +192,24 @@ async function callback(services: GatewayServices, signIn: SignInConfig, request
   } catch (error) {
     throw await refusedToken(services, error);
   }
-  let person: ReturnType<typeof personOf> | undefined;
-  try {
-    person = personOf(claims, signIn);
-    const member = await memberForPerson(services, signIn, person);
-    const sessionId = newSessionId();
-    const now = services.now();
-    const session: SessionRecord = {
-      idHash: sha256(sessionId),
-      memberId: member.id,
-      role: sessionRole(person, member),
-      subject: person.subject,
-      email: person.email,
-      client: pending.cli ? 'cli' : 'console',
-      createdAt: now.toISOString(),
-      expiresAt: new Date(now.getTime() + signIn.sessionMs).toISOString(),
-    };
-    await auditSignIn(services, 'session.sign-in', {
-      memberId: member.id,
-      sessionHash: session.idHash,
-      subject: person.subject,
-      email: person.email,
-      client: session.client,
+  const { session, sessionId } = await admitPerson(services, signIn, claims, pending.cli ? 'cli' : 'console');
+  if (pending.cli) {
+    // The CLI gets a one-time code at its loopback address, good only with its own PKCE verifier, for a minute.
+    const code = randomBytes(32).toString('hex');
+    await services.store.sessions.grantCli({
+      codeHash: sha256(code),
+      codeChallenge: pending.cli.codeChallenge,
+      session,
+      sessionId,
+      expiresAt: new Date(services.now().getTime() + cliGrantMs).toISOString(),
     });
-    if (pending.cli) {
-      // The CLI gets a one-time code at its loopback address, good only with its own PKCE verifier, for a minute.
-      const code = randomBytes(32).toString('hex');
-      await services.store.sessions.grantCli({
-        codeHash: sha256(code),
-        codeChallenge: pending.cli.codeChallenge,
-        session,
-        sessionId,
-        expiresAt: new Date(now.getTime() + cliGrantMs).toISOString(),
-      });
-      return redirect(`${pending.cli.returnTo}?code=${code}`, [clearSignIn]);
-    }
-    await services.store.sessions.create(session);
-    return redirect(consolePath, [
-      clearSignIn,
-      setCookie(names.session, sessionId, { secure, maxAgeSeconds: signIn.sessionMs / 1000, sameSite: 'Strict' }),
-    ]);
-  } catch (error) {
-    if (error instanceof SignInRefusal) {
-      await auditSignIn(services, 'session.refused', { code: error.code, subject: claims.sub, email: person?.email });
-    }
-    throw error;
+    return redirect(`${pending.cli.returnTo}?code=${code}`, [clearSignIn]);
   }
-}
-
-/** A token that does not verify: audited with the library's reason (which never quotes the token), answered 401. */
-async function refusedToken(services: GatewayServices, error: unknown): Promise<SignInRefusal> {
-  const reason = error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 200) : 'unknown';
-  // The reason goes to the audit only; the browser learns that the answer was refused, not which check failed.
-  await auditSignIn(services, 'session.refused', { code: 'id_token_invalid', reason });
-  return new SignInRefusal('id_token_invalid', 'The identity provider’s answer did not verify; sign in again.', 401);
+  await services.store.sessions.create(session);
+  return redirect(consolePath, [
+    clearSignIn,
+    setCookie(names.session, sessionId, { secure, maxAgeSeconds: signIn.sessionMs / 1000, sameSite: 'Strict' }),
+  ]);
 }
 
 async function sessionState(services: GatewayServices, request: GatewayRequest) {

@@ -1,6 +1,6 @@
 import * as z from '../validation/zod.ts';
 import { type InputModality, inputModalities } from '../wires/input-media.ts';
-import type { UpstreamWire } from '../wires/wire-names.ts';
+import type { ConnectionWire } from '../wires/wire-names.ts';
 
 /**
  * The control data as the domain sees it, whichever engine keeps it: members and their policies, keys (never
@@ -197,7 +197,7 @@ export function readDeclaredModelLimits(stored: unknown): DeclaredModelLimits[] 
 export interface ConnectionView {
   id: string;
   provider: string;
-  wire: UpstreamWire;
+  wire: ConnectionWire;
   /** The AWS region a Bedrock connection signs for (its SigV4 scope); absent on every other wire. */
   region?: string;
   baseUrl: string;

@@ -42,7 +42,25 @@ export interface CliGrant {
   expiresAt: string;
 }
 
-export type SignInItemKind = 'session' | 'pending' | 'person' | 'cli-grant';
+/**
+ * A device sign-in (RFC 8628) the CLI began at `/app/auth/device`: the provider's device authorization answer, its
+ * `device_code` included, which never leaves the gateway; the CLI holds only the handle whose SHA-256 keys it.
+ */
+export interface PendingDeviceSignIn {
+  handleHash: string;
+  /** The provider's device authorization response, as openid-client returned it (its `device_code` included). */
+  authorization: {
+    device_code: string;
+    user_code: string;
+    verification_uri: string;
+    verification_uri_complete?: string | undefined;
+    expires_in: number;
+    interval?: number | undefined;
+  };
+  expiresAt: string;
+}
+
+export type SignInItemKind = 'session' | 'pending' | 'person' | 'cli-grant' | 'device';
 
 /**
  * The few operations each engine provides for sign-in's items, in its own idiom; `sessionStoreOver` builds the
@@ -83,6 +101,13 @@ export function sessionStoreOver(items: SignInItems): SessionStore {
     async takeCliGrant(codeHash, now) {
       const item = await items.take('cli-grant', codeHash);
       return live(item, now) ? (JSON.parse((item as { value: string }).value) as CliGrant) : undefined;
+    },
+    async beginDevice(pending) {
+      await items.putOnce('device', pending.handleHash, JSON.stringify(pending), Date.parse(pending.expiresAt));
+    },
+    async takeDevice(handleHash, now) {
+      const item = await items.take('device', handleHash);
+      return live(item, now) ? (JSON.parse((item as { value: string }).value) as PendingDeviceSignIn) : undefined;
     },
     async personMember(subject) {
       return (await items.get('person', subject))?.value;

@@ -20,7 +20,7 @@ import type {
   SecretLookup,
   StoredSecret,
 } from './control-items.ts';
-import type { CliGrant, PendingSignIn, SessionRecord } from './sign-in-items.ts';
+import type { CliGrant, PendingDeviceSignIn, PendingSignIn, SessionRecord } from './sign-in-items.ts';
 import type {
   ClosedRequest,
   LegacyImportResult,
@@ -413,6 +413,9 @@ export interface SessionStore {
   take(stateHash: string, now: Date): Promise<PendingSignIn | undefined>;
   grantCli(grant: CliGrant): Promise<void>;
   takeCliGrant(codeHash: string, now: Date): Promise<CliGrant | undefined>;
+  beginDevice(pending: PendingDeviceSignIn): Promise<void>;
+  /** The device sign-in with this handle hash, removed as it is read (one poller at a time puts it back). */
+  takeDevice(handleHash: string, now: Date): Promise<PendingDeviceSignIn | undefined>;
   /** The member a provider's subject stands for, once linked. */
   personMember(subject: string): Promise<string | undefined>;
   /** Links a subject to a member unless it is linked already; returns the member it is linked to (the first wins). */

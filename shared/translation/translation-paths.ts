@@ -1,8 +1,10 @@
 import {
+  type BedrockWire,
   type ClientWire,
   clientWires,
   clientWiresServedBy,
   formatOfWire,
+  isBedrockFamilyWire,
   type UpstreamWire,
 } from '../wires/wire-names.ts';
 
@@ -18,6 +20,15 @@ const translationHops = {
 } as const satisfies Record<string, { from: ClientWire; to: UpstreamWire }>;
 
 export type TranslationHopName = keyof typeof translationHops;
+
+/** The hops that lead to a Bedrock wire: they load with Bedrock's code (client-reach/bedrock-reach.ts). */
+export type BedrockHopName = {
+  [Name in TranslationHopName]: (typeof translationHops)[Name]['to'] extends BedrockWire ? Name : never;
+}[TranslationHopName];
+
+export function isBedrockHop(name: TranslationHopName): name is BedrockHopName {
+  return isBedrockFamilyWire(translationHops[name].to);
+}
 
 /** The wire a hop's request is written in. */
 export function translationHopTarget(name: TranslationHopName): (typeof translationHops)[TranslationHopName]['to'] {

@@ -166,5 +166,11 @@ export interface UpstreamWireFormat<Answer, Event> {
   parseEvent(message: SseMessage): Event | undefined;
   /** Whether the event reports a failure: the stream it ends has not completed its answer. */
   isFailure(event: Event): boolean;
+  /**
+   * Whether the event is one a complete answer ends with in this wire (chat's `[DONE]`, messages' `message_stop`,
+   * …). A stream whose body ends before one came was cut off, however cleanly its connection closed; one whose
+   * connection breaks after it has its whole answer.
+   */
+  endsAnswer(event: Event): boolean;
   createUsageReader(): StreamUsageReader<Event>;
 }

@@ -1,30 +1,29 @@
-import { anthropicMessagesUpstreamWire } from './anthropic-messages/anthropic-messages-upstream-wire.ts';
-import { bedrockUpstreamWire } from './bedrock/bedrock-upstream-wire.ts';
-import { bedrockConverseUpstreamWire } from './bedrock-converse/bedrock-converse-upstream-wire.ts';
-import { geminiUpstreamWire } from './gemini/gemini-upstream-wire.ts';
-import { openaiChatUpstreamWire } from './openai-chat/openai-chat-upstream-wire.ts';
-import { openaiResponsesUpstreamWire } from './openai-responses/openai-responses-upstream-wire.ts';
+import { loadBedrockReach } from '../translation/client-reach/load-bedrock-reach.ts';
+import {
+  loadAnthropicMessagesUpstreamWire,
+  loadGeminiUpstreamWire,
+  loadOpenaiChatUpstreamWire,
+  loadOpenaiResponsesUpstreamWire,
+} from './load-upstream-wires.ts';
 import type { UpstreamWireFormat } from './upstream-wire-format.ts';
-import type { UpstreamWire } from './wire-names.ts';
+import { type BedrockWire, isBedrockFamilyWire, type UpstreamWire } from './wire-names.ts';
 
-/** The wire module for a connection's upstream wire. */
-export function upstreamWireFor(wire: UpstreamWire): UpstreamWireFormat<unknown, unknown> {
-  switch (wire) {
-    case 'openai-chat':
-      return openaiChatUpstreamWire;
-    case 'openai-responses':
-      return openaiResponsesUpstreamWire;
-    case 'anthropic-messages':
-      return anthropicMessagesUpstreamWire;
-    case 'gemini':
-      return geminiUpstreamWire;
-    case 'bedrock':
-      return bedrockUpstreamWire;
-    case 'bedrock-converse':
-      return bedrockConverseUpstreamWire;
-    default: {
-      const unknownWire: never = wire;
-      throw new Error(`unknown upstream wire ${String(unknownWire)}`);
-    }
-  }
+const loaders: {
+  readonly [Wire in Exclude<UpstreamWire, BedrockWire>]: () => Promise<UpstreamWireFormat<unknown, unknown>>;
+} = {
+  'openai-chat': loadOpenaiChatUpstreamWire,
+  'openai-responses': loadOpenaiResponsesUpstreamWire,
+  'anthropic-messages': loadAnthropicMessagesUpstreamWire,
+  gemini: loadGeminiUpstreamWire,
+};
+
+/**
+ * The wire module for a connection's upstream wire, imported on first use (load-upstream-wires.ts), for what works
+ * with any connection (a token count, the admin API's connection test, a base URL's form); Bedrock's come with the
+ * rest of Bedrock's code (shared/translation/client-reach/bedrock-reach.ts). The inference functions name only the
+ * wires their client wire reaches (client-reach/).
+ */
+export async function upstreamWireFor(wire: UpstreamWire): Promise<UpstreamWireFormat<unknown, unknown>> {
+  if (isBedrockFamilyWire(wire)) return (await loadBedrockReach()).upstreamWires[wire];
+  return loaders[wire]();
 }

@@ -13,6 +13,17 @@ export const upstreamWires = [
 export type UpstreamWire = (typeof upstreamWires)[number];
 
 /**
+ * Amazon Bedrock's wires (`bedrock`, `bedrock-…`). Their code — the formats, SigV4 signing, the event-stream codec
+ * and the hops that lead to them — is loaded on a process's first Bedrock request, not at a function's cold start
+ * (shared/translation/client-reach/bedrock-reach.ts).
+ */
+export type BedrockWire = Extract<UpstreamWire, 'bedrock' | `bedrock-${string}`>;
+
+export function isBedrockFamilyWire(wire: UpstreamWire): wire is BedrockWire {
+  return wire === 'bedrock' || wire.startsWith('bedrock-');
+}
+
+/**
  * The wires a connection can be created with. Bedrock's Converse is a format only the Bedrock transport (SigV4
  * signing, the binary event stream) can carry, so it is not one on its own: a `bedrock` connection carries it.
  */
@@ -94,16 +105,21 @@ export function errorEnvelopeFor(wire: ClientWire | 'admin' | 'usage'): ErrorEnv
   }
 }
 
-/** Google's API lives under `/v1beta`; a path there (also under an upstream prefix) is a generate-content client's. */
-const generateContentPath = /^(\/[^/]+)?\/v1beta(\/|$)/;
+/**
+ * Google's API lives under `/v1beta`; a path there (also under an upstream prefix) is a generate-content client's.
+ * Its stable API shares `/v1` with OpenAI's: there a path no route answers that ends in a method (`:embedContent`;
+ * Google's are lowerCamelCase) is Google's. (A model read such as `/v1/models/ollama/llama3:latest` is a route and
+ * answers in its own envelope.)
+ */
+const generateContentPaths = [/^(\/[^/]+)?\/v1beta(\/|$)/, /^(\/[^/]+)?\/v1\/.+:[a-z][A-Za-z]*$/];
 
 /**
  * The envelope of a request no route answers (an unknown path, another method, a refusal before routing): the one
- * its client parses, told by the path (`/v1beta`: generate-content) or by the `anthropic-version` header every
- * messages SDK sends; OpenAI's otherwise.
+ * its client parses, told by the path (`/v1beta`, or a `/v1` path ending in a method: generate-content) or by the
+ * `anthropic-version` header every messages SDK sends; OpenAI's otherwise.
  */
 export function errorEnvelopeOfRequest(path: string, headers: Readonly<Record<string, unknown>>): ErrorEnvelope {
-  if (generateContentPath.test(path)) return 'gemini';
+  if (generateContentPaths.some((pattern) => pattern.test(path))) return 'gemini';
   if (headers['anthropic-version'] !== undefined) return 'anthropic';
   return 'openai';
 }

@@ -95,10 +95,10 @@ describe('the route table', () => {
 
   it("matches Google's methods at the path's end, in both path forms and under a prefix", () => {
     const routeOf = (method: string, path: string) => matchRoute(method, path, prefixes)?.route.id;
-    expect(routeOf('POST', '/v1beta/models/google/gemini-2.5-flash:generateContent')).toBe('generate-content');
-    expect(routeOf('POST', '/v1beta/google/gemini-2.5-flash:streamGenerateContent')).toBe('generate-content');
-    expect(routeOf('POST', '/v1beta/models/google%2Fgemini-2.5-flash:countTokens')).toBe('gemini-count-tokens');
-    expect(routeOf('POST', '/lb2/v1beta/lb/google/gemini-2.5-flash:countTokens')).toBe('gemini-count-tokens');
+    expect(routeOf('POST', '/v1beta/models/google/gemini-2.5-flash:generateContent')).toBe('generate-content-v1beta');
+    expect(routeOf('POST', '/v1beta/google/gemini-2.5-flash:streamGenerateContent')).toBe('generate-content-v1beta');
+    expect(routeOf('POST', '/v1beta/models/google%2Fgemini-2.5-flash:countTokens')).toBe('gemini-count-tokens-v1beta');
+    expect(routeOf('POST', '/lb2/v1beta/lb/google/gemini-2.5-flash:countTokens')).toBe('gemini-count-tokens-v1beta');
     expect(routeOf('GET', '/v1beta/models/ollama/llama3:8b')).toBe('gemini-model');
     expect(routeOf('GET', '/v1beta/models')).toBe('gemini-models');
     expect(routeOf('GET', '/v1/models/openai%2Fgpt-4o')).toBe('model');
@@ -106,11 +106,35 @@ describe('the route table', () => {
     expect(routeOf('POST', '/v1beta/:generateContent')).toBeUndefined();
   });
 
+  it("matches Google's stable /v1 methods like the /v1beta ones, and leaves OpenAI's model reads alone", () => {
+    const routeOf = (method: string, path: string) => matchRoute(method, path, prefixes)?.route.id;
+    expect(routeOf('POST', '/v1/models/google/gemini-2.5-flash:generateContent')).toBe('generate-content-v1');
+    expect(routeOf('POST', '/v1/models/google%2Fgemini-2.5-flash:streamGenerateContent')).toBe('generate-content-v1');
+    expect(routeOf('POST', '/v1/google/gemini-2.5-flash:generateContent')).toBe('generate-content-v1');
+    expect(routeOf('POST', '/v1/models/ollama/llama3:8b:countTokens')).toBe('gemini-count-tokens-v1');
+    expect(matchRoute('POST', '/lb2/v1/models/google/gemini-2.5-flash:countTokens', prefixes)).toMatchObject({
+      route: { id: 'gemini-count-tokens-v1' },
+      pathUpstream: 'lb2',
+      innerPath: '/v1/models/google/gemini-2.5-flash:countTokens',
+    });
+    // OpenAI's list and read, an id with a colon or an escaped slash included.
+    expect(routeOf('GET', '/v1/models')).toBe('models');
+    expect(routeOf('GET', '/v1/models/gpt-4o')).toBe('model');
+    expect(routeOf('GET', '/v1/models/ollama/llama3:8b')).toBe('model');
+    expect(routeOf('GET', '/lb/v1/models/openai%2Fgpt-4o')).toBe('model');
+    // A GET of a method's path is the method's 405, as under /v1beta.
+    expect(routeOf('GET', '/v1/models/google/gemini-2.5-flash:generateContent')).toBeUndefined();
+    expect(routesForPath('/v1/models/google/gemini-2.5-flash:generateContent', prefixes).map(({ id }) => id)).toEqual([
+      'generate-content-v1',
+    ]);
+    expect(routeOf('POST', '/v1/:generateContent')).toBeUndefined();
+  });
+
   it('gives a path to the first route whose pattern covers it, whatever the method, as CloudFront does', () => {
     // A GET of a method's path is that route's 405, not a read of a model named `…:generateContent`.
     expect(matchRoute('GET', '/v1beta/models/google/gemini:generateContent', prefixes)).toBeUndefined();
     expect(routesForPath('/v1beta/models/google/gemini:generateContent', prefixes).map((route) => route.id)).toEqual([
-      'generate-content',
+      'generate-content-v1beta',
     ]);
     expect(routesForPath('/lb/v1/chat/completions', prefixes).map((route) => route.method)).toEqual(['POST']);
     expect(routesForPath('/lb/admin/v1/members', prefixes)).toEqual([]);

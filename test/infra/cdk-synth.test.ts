@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -24,6 +24,7 @@ import { ensureTable } from '../../shared/store/dynamodb/ensure-tables.ts';
 import { earlierUsageTable, tableEnvironment, tableEnvironmentVariable } from '../../shared/store/table-definitions.ts';
 import type { UsageRecord } from '../../shared/store/usage-records.ts';
 import { estimateRequestTokenCount } from '../../shared/tokens/estimate-token-count.ts';
+import { type FakeBedrock, fakeAwsCredentials, startFakeBedrock } from '../support/fake-bedrock.ts';
 import { createStreamGate, type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
 import { startOtlpReceiver } from '../support/otlp-receiver.ts';
 import { startTestStore } from '../support/test-store.ts';
@@ -161,13 +162,13 @@ describe('npx cdk synth', () => {
   it.each([...functionIds, ...backgroundFunctionIds])(
     '%s carries the environment credential provider, not the SDK default chain',
     (functionId) => {
-      const bundle = readFileSync(join(bundleOf(functionId), 'index.mjs'), 'utf8');
+      const everyFile = codeOf(functionId, bundleFilesOf(functionId));
       // infra/lambda-credentials.ts replaces the chain; these names appear only in its SSO, profile and web
       // identity steps.
       for (const chainOnly of ['sso_start_url', 'credential_process', 'AWS_WEB_IDENTITY_TOKEN_FILE']) {
-        expect(bundle).not.toContain(chainOnly);
+        expect(everyFile).not.toContain(chainOnly);
       }
-      expect(bundle).toContain('AWS_SECRET_ACCESS_KEY');
+      expect(codeOf(functionId, initFilesOf(functionId))).toContain('AWS_SECRET_ACCESS_KEY');
     },
   );
 
@@ -175,16 +176,57 @@ describe('npx cdk synth', () => {
   const bedrockCallers = new Set<string>(['chat-completions', 'responses', 'messages', 'count-tokens', 'admin']);
 
   it.each([...functionIds, ...backgroundFunctionIds])(
-    "%s leaves out the SDK's event-stream serde, and carries the frame codec only where it reads Bedrock",
+    "%s leaves out the SDK's event-stream serde, and carries the frame codec only where it reads Bedrock, outside what init loads",
     (functionId) => {
-      const bundle = readFileSync(join(bundleOf(functionId), 'index.mjs'), 'utf8');
+      const everyFile = codeOf(functionId, bundleFilesOf(functionId));
       // infra/lambda-event-streams.ts stands in for the serde; these header names appear only in the codec.
-      if (bedrockCallers.has(functionId)) expect(bundle).toContain(':message-type');
-      else expect(bundle).not.toContain(':message-type');
-      expect(bundle).toContain('event-stream codec is not bundled');
+      if (bedrockCallers.has(functionId)) expect(everyFile).toContain(':message-type');
+      else expect(everyFile).not.toContain(':message-type');
+      expect(everyFile).toContain('event-stream codec is not bundled');
+      // Bedrock's code is loaded on the first Bedrock request (shared/translation/client-reach/bedrock-reach.ts).
+      expect(codeOf(functionId, initFilesOf(functionId))).not.toContain(':message-type');
+    },
+  );
+
+  it.each([...functionIds, ...backgroundFunctionIds])(
+    '%s is built split: index.mjs, the chunks it imports, and a source map beside each file',
+    (functionId) => {
+      const files = bundleFilesOf(functionId);
+      expect(initFilesOf(functionId)[0]).toBe('index.mjs');
+      for (const file of initFilesOf(functionId)) expect(files).toContain(file);
+      // The budget test counts these files (test/infra/lambda-bundle-budget.test.ts, with the same build).
+      for (const file of files) expect(existsSync(join(bundleOf(functionId), `${file}.map`))).toBe(true);
     },
   );
 });
+
+/** Every file of a function's code in its asset (the entry and its chunks; not the OpenTelemetry module). */
+function bundleFilesOf(functionId: string): string[] {
+  const folder = bundleOf(functionId);
+  return readdirSync(folder, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.mjs') && file !== telemetryBundleFile)
+    .sort();
+}
+
+/** The files a cold start loads: index.mjs and what it imports statically, transitively (esbuild writes `./chunks/…`). */
+function initFilesOf(functionId: string): string[] {
+  const folder = bundleOf(functionId);
+  const reached: string[] = [];
+  const pending = ['index.mjs'];
+  for (let file = pending.shift(); file !== undefined; file = pending.shift()) {
+    if (reached.includes(file)) continue;
+    reached.push(file);
+    const code = readFileSync(join(folder, file), 'utf8');
+    for (const match of code.matchAll(/(?:\bfrom|\bimport)\s*"(\.{1,2}\/[^"]+\.mjs)"/g)) {
+      pending.push(join(dirname(file), match[1] as string));
+    }
+  }
+  return reached;
+}
+
+function codeOf(functionId: string, files: readonly string[]): string {
+  return files.map((file) => readFileSync(join(bundleOf(functionId), file), 'utf8')).join('\n');
+}
 
 describe('the OpenTelemetry module beside each entry that answers HTTP', () => {
   it.each(functionIds)('%s loads it only from its own file, which builds working telemetry', async (functionId) => {
@@ -221,6 +263,7 @@ describe('the OpenTelemetry module beside each entry that answers HTTP', () => {
 describe('the built bundles under a stubbed awslambda global', () => {
   let store: Awaited<ReturnType<typeof startTestStore>>;
   let upstream: FakeUpstream;
+  let bedrock: FakeBedrock;
   let adminKey: string;
   let adminMemberId: string;
   let secretsDirectory: string;
@@ -233,6 +276,7 @@ describe('the built bundles under a stubbed awslambda global', () => {
   beforeAll(async () => {
     store = await startTestStore('dynalite');
     upstream = await startFakeUpstream();
+    bedrock = await startFakeBedrock();
     secretsDirectory = await mkdtemp(join(tmpdir(), 'bundle-secrets-'));
     const issued = await bootstrapAdministrator(store.services, undefined);
     if (!issued.issuedKey) throw new Error('no admin key issued');
@@ -267,6 +311,10 @@ describe('the built bundles under a stubbed awslambda global', () => {
       GATEWAY_CACHE_TTL_MS: '0',
       GATEWAY_METRICS_NAMESPACE: `ModelGateway/${stage}`,
       GATEWAY_ORIGIN_SECRET_IDS: 'origin/a,origin/b',
+      // The function role's credentials, as Lambda's environment gives them; Bedrock requests are signed with them.
+      AWS_ACCESS_KEY_ID: fakeAwsCredentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: fakeAwsCredentials.secretAccessKey,
+      AWS_SESSION_TOKEN: fakeAwsCredentials.sessionToken,
     };
     for (const [name, value] of Object.entries(environment)) vi.stubEnv(name, value);
     // Powertools writes EMF lines to standard output, where CloudWatch Logs would read them.
@@ -293,6 +341,7 @@ describe('the built bundles under a stubbed awslambda global', () => {
     vi.restoreAllMocks();
     vi.unstubAllEnvs();
     await upstream?.close();
+    await bedrock?.close();
     await store?.close();
     await rm(secretsDirectory, { recursive: true, force: true });
   });
@@ -335,6 +384,49 @@ describe('the built bundles under a stubbed awslambda global', () => {
       });
       expect(answer.statusCode, answer.body).toBe(201);
     }
+  });
+
+  // Bedrock's code is a file of its own beside each entry, loaded on the first Bedrock request: signed with the
+  // role's credentials, its binary event stream decoded, from the built asset as Lambda would run it.
+  it('messages and chat-completions answer from Bedrock through the lazily loaded Bedrock module', async () => {
+    const bedrockModel = 'anthropic.claude-sonnet-4-5-20250929-v1:0';
+    const created = await call('admin', {
+      method: 'POST',
+      path: '/admin/v1/connections',
+      body: {
+        provider: 'bedrock',
+        wire: 'bedrock',
+        region: 'us-west-2',
+        baseUrl: bedrock.url,
+        models: [bedrockModel],
+        privateNetwork: true,
+      },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const streamed = await call('messages', {
+      method: 'POST',
+      path: '/v1/messages',
+      body: {
+        model: `bedrock/${bedrockModel}`,
+        max_tokens: 32,
+        stream: true,
+        messages: [{ role: 'user', content: 'hello' }],
+      },
+    });
+    expect(streamed.statusCode, streamed.body).toBe(200);
+    expect(streamed.body).toContain('event: message_stop');
+    const chat = await call('chat-completions', {
+      method: 'POST',
+      path: '/v1/chat/completions',
+      body: { model: `bedrock/${bedrockModel}`, messages: [{ role: 'user', content: 'hello' }] },
+    });
+    expect(chat.statusCode, chat.body).toBe(200);
+    expect(JSON.parse(chat.body)).toHaveProperty('choices');
+    expect(bedrock.requests.map((request) => [request.operation, request.refusedAs])).toEqual([
+      ['invoke-with-response-stream', undefined],
+      ['invoke', undefined],
+    ]);
+    expect(bedrock.requests[0]?.headers['authorization']).toMatch(/^AWS4-HMAC-SHA256 Credential=/);
   });
 
   it('admin refuses a loopback base URL not marked as a private network, as on AWS', async () => {

@@ -87,6 +87,32 @@ describe('the CloudFront distribution', () => {
     expect(patterns.length).toBeLessThanOrEqual(25);
   });
 
+  it("sends Google's methods under both API versions to their functions, and OpenAI's model reads to the models function", () => {
+    for (const version of ['v1beta', 'v1']) {
+      for (const path of [
+        `/${version}/models/google/gemini-2.5-flash:generateContent`,
+        `/${version}/models/google%2Fgemini-2.5-flash:streamGenerateContent`,
+        `/${version}/google/gemini-2.5-flash:generateContent`,
+        `/lb2/${version}/models/ollama/llama3:8b:streamGenerateContent`,
+      ]) {
+        expect(reachedBy(path), path).toBe('generate-content');
+      }
+      expect(reachedBy(`/${version}/models/google/gemini-2.5-flash:countTokens`)).toBe('count-tokens');
+      expect(reachedBy(`/lb/${version}/models/google/gemini-2.5-flash:countTokens`)).toBe('count-tokens');
+    }
+    for (const path of [
+      '/v1/models',
+      '/v1/models/gpt-4o',
+      '/v1/models/openai%2Fgpt-4o',
+      '/v1/models/ollama/llama3:8b',
+    ]) {
+      expect(reachedBy(path), path).toBe('models');
+    }
+    // A method's pattern claims no path of a route that is not prefixable.
+    expect(reachedBy('/admin/v1/models/x:generateContent')).toBe('admin');
+    expect(reachedBy('/usage-api/v1/x:countTokens')).toBe('usage');
+  });
+
   it('answers paths no route serves with a gateway function, so they get its 404 or 405', () => {
     expect(reachedBy('/')).toBe('models');
     expect(reachedBy('/v2/chat/completions')).toBe('models');

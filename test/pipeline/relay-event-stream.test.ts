@@ -55,7 +55,10 @@ function counted<Answer, Event>(wire: UpstreamWireFormat<Answer, Event>) {
 
 function relay<Event>(
   chunks: readonly (string | Uint8Array)[],
-  upstreamWire: Pick<UpstreamWireFormat<unknown, Event>, 'parseEvent' | 'isFailure' | 'createUsageReader'>,
+  upstreamWire: Pick<
+    UpstreamWireFormat<unknown, Event>,
+    'parseEvent' | 'isFailure' | 'endsAnswer' | 'createUsageReader'
+  >,
   toClient: EventTransformer<RelayedEvent<Event>, ClientChunk>,
   options: { deadline?: AbortSignal; upstream?: Readable } = {},
 ) {
@@ -167,6 +170,75 @@ describe('relaying an upstream event stream', () => {
   });
 });
 
+describe('a stream the upstream cut off', () => {
+  const textBlock =
+    'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n' +
+    'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}\n\n';
+  const messageStop = 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
+
+  /** An upstream whose connection breaks once it has sent these chunks. */
+  function breakingAfter(chunks: readonly string[]): Readable {
+    let reads = 0;
+    return new Readable({
+      highWaterMark: 0,
+      read() {
+        const chunk = chunks[reads++];
+        if (chunk === undefined) this.destroy(new Error('socket hang up'));
+        else this.push(encoder.encode(chunk));
+      },
+    });
+  }
+
+  it('is not completed when its body ends cleanly before the closing event, passed through or translated', async () => {
+    const passed = relay([messageStart, textBlock], anthropicMessagesUpstreamWire, passThroughStream(undefined));
+    expect(await textOf(passed.body)).toBe(
+      `${messageStart}${textBlock}event: error\ndata: {"reason":"interrupted"}\n\n`,
+    );
+    expect(await passed.ended).toMatchObject({ completed: false, usage: { inputTokens: 10 } });
+
+    const translated = relay(
+      [messageStart, textBlock],
+      anthropicMessagesUpstreamWire,
+      translatedStream(
+        createMessagesToChatTransformer({ id: 'chatcmpl-1', model: 'alpha/k2.7', includeUsage: true, created: 1 }),
+        encodeChatStreamEvent,
+      ),
+    );
+    const text = await textOf(translated.body);
+    // The translator never closes an answer it does not have whole: no finish reason, no [DONE], the failure event.
+    expect(text).toContain('"content":"Hi"');
+    expect(text).not.toContain('[DONE]');
+    expect(text).not.toContain('"finish_reason":"stop"');
+    expect(text.endsWith('event: error\ndata: {"reason":"interrupted"}\n\n')).toBe(true);
+    expect((await translated.ended).completed).toBe(false);
+  });
+
+  it('is not completed when its connection breaks before the closing event', async () => {
+    const { body, ended } = relay([], anthropicMessagesUpstreamWire, passThroughStream(undefined), {
+      upstream: breakingAfter([messageStart, textBlock]),
+    });
+    expect(await textOf(body)).toBe(`${messageStart}${textBlock}event: error\ndata: {"reason":"interrupted"}\n\n`);
+    expect((await ended).completed).toBe(false);
+  });
+
+  it('is completed when its connection breaks after the closing event: the answer is whole', async () => {
+    for (const sent of [
+      [messageStart, textBlock, messageDelta, messageStop],
+      // The stop reason and the final usage come in `message_delta`: the answer is whole there already.
+      [messageStart, textBlock, messageDelta],
+    ]) {
+      const { body, ended } = relay([], anthropicMessagesUpstreamWire, passThroughStream(undefined), {
+        upstream: breakingAfter(sent),
+      });
+      expect(await textOf(body)).toBe(sent.join(''));
+      expect(await ended).toEqual({
+        completed: true,
+        usage: { inputTokens: 10, cachedInputTokens: null, outputTokens: 4 },
+      });
+    }
+  });
+});
+
 describe('backpressure', () => {
   /** An upstream that could send a thousand events at once, one per read. */
   const plenty = Array.from({ length: 1000 }, (_, index) => chatChunk(`token ${index}`));
@@ -236,7 +308,7 @@ describe('the request deadline', () => {
   it('changes nothing once the stream has ended', async () => {
     const deadline = new AbortController();
     const { body, ended, aborts } = relay(
-      [chatChunk('Hi'), usageChunk],
+      [chatChunk('Hi'), usageChunk, 'data: [DONE]\n\n'],
       openaiChatUpstreamWire,
       passThroughStream(undefined),
       {

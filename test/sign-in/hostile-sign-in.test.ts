@@ -95,6 +95,15 @@ describe('hostile ID tokens', () => {
       expect(written).not.toContain(forged.split('.')[1]);
       expect(written).not.toMatch(/eyJ|gws_|code=|state=/);
       expect(genuine.answer.status).toBe(302);
+      // The audit log in the store says the same, with the failed check, and holds no token either.
+      const stored = await gateway.admin.call<{ entries: Array<{ action: string; after: Record<string, unknown> }> }>(
+        'GET',
+        '/audit?limit=2',
+      );
+      expect(stored.entries.map((entry) => entry.action)).toEqual(['session.sign-in', 'session.refused']);
+      expect(stored.entries[1]?.after).toMatchObject({ code: 'id_token_invalid', reason: expect.any(String) });
+      expect(JSON.stringify(stored.entries)).not.toContain(forged.split('.')[1]);
+      expect(JSON.stringify(stored.entries)).not.toMatch(/eyJ|gws_/);
     } finally {
       audit.mockRestore();
     }
@@ -156,6 +165,21 @@ describe('hostile ID tokens', () => {
     await expectRefusedToken(
       await signInWithForgery((claims) => signWithProviderKey({ ...claims, nbf: now() + 3_600 })),
     );
+  });
+
+  it('refuses a token issued long ago though not yet expired (iat more than ten minutes old)', async () => {
+    await expectRefusedToken(
+      await signInWithForgery((claims) => signWithProviderKey({ ...claims, iat: now() - 3_600, exp: now() + 3_600 })),
+    );
+  });
+
+  it('refuses a correctly signed token whose nonce is another one, or missing', async () => {
+    await expectRefusedToken(
+      await signInWithForgery((claims) =>
+        signWithProviderKey({ ...claims, nonce: randomBytes(32).toString('base64url') }),
+      ),
+    );
+    await expectRefusedToken(await signInWithForgery(({ nonce: _nonce, ...claims }) => signWithProviderKey(claims)));
   });
 
   it('refuses a replayed ID token: its nonce belongs to an earlier sign-in', async () => {

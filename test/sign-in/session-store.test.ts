@@ -74,6 +74,31 @@ describe.each(['sqlite', 'dynalite'] as const)('sessions on %s', (engineName) =>
     expect(await store.sessions.takeCliGrant(grant.codeHash, now)).toBeUndefined();
   });
 
+  it('gives a device sign-in to one poller at a time, put back while pending, never after it expired', async () => {
+    const pending = {
+      handleHash: unique(),
+      authorization: {
+        device_code: 'device-code',
+        user_code: 'ABCD-EFGH',
+        verification_uri: 'https://provider.example/device',
+        expires_in: 600,
+        interval: 5,
+      },
+      expiresAt: later(600_000),
+    };
+    await store.sessions.beginDevice(pending);
+    const [first, second] = await Promise.all([
+      store.sessions.takeDevice(pending.handleHash, now),
+      store.sessions.takeDevice(pending.handleHash, now),
+    ]);
+    expect([first, second].filter((taken) => taken !== undefined)).toEqual([pending]);
+    await store.sessions.beginDevice(pending);
+    expect(await store.sessions.takeDevice(pending.handleHash, now)).toEqual(pending);
+    const stale = { ...pending, handleHash: unique(), expiresAt: later(-1) };
+    await store.sessions.beginDevice(stale);
+    expect(await store.sessions.takeDevice(stale.handleHash, now)).toBeUndefined();
+  });
+
   it('links a person to the first member linked, and unlinks', async () => {
     const subject = `sub-${unique()}`;
     expect(await store.sessions.personMember(subject)).toBeUndefined();

@@ -1,5 +1,7 @@
 import {
   BedrockRuntimeClient,
+  ConverseCommand,
+  ConverseStreamCommand,
   InvokeModelCommand,
   InvokeModelWithResponseStreamCommand,
 } from '@aws-sdk/client-bedrock-runtime';
@@ -104,5 +106,88 @@ describe('the fake Bedrock, driven by @aws-sdk/client-bedrock-runtime', () => {
     await expect(
       signed.send(new InvokeModelCommand({ modelId: model, body, contentType: 'application/json' })),
     ).rejects.toMatchObject({ name: 'InvalidSignatureException' });
+  });
+});
+
+describe('the fake Bedrock answering Converse, driven by the real client', () => {
+  const nova = 'us.amazon.nova-lite-v1:0';
+  const messages = [{ role: 'user' as const, content: [{ text: 'hello nova' }] }];
+
+  it('answers ConverseCommand with the message, the stop reason and the usage, cache reads and writes apart', async () => {
+    bedrock.nextResponse({ type: 'answer', cacheWriteInputTokens: 3 });
+    const answer = await client().send(
+      new ConverseCommand({ modelId: nova, messages, inferenceConfig: { maxTokens: 50 } }),
+    );
+    expect(answer.output?.message?.content).toEqual([{ text: 'echo: hello nova' }]);
+    expect(answer.stopReason).toBe('end_turn');
+    expect(answer.usage).toMatchObject({
+      inputTokens: 9,
+      outputTokens: 9,
+      cacheReadInputTokens: 5,
+      cacheWriteInputTokens: 3,
+    });
+    const received = bedrock.requests.at(-1);
+    expect(received?.rawPath).toBe('/model/us.amazon.nova-lite-v1%3A0/converse');
+    expect(received?.refusedAs).toBeUndefined();
+  });
+
+  it('streams ConverseStreamCommand in frames the real client decodes into its events, tool use included', async () => {
+    const answer = await client().send(
+      new ConverseStreamCommand({
+        modelId: nova,
+        messages,
+        inferenceConfig: { maxTokens: 50 },
+        toolConfig: {
+          tools: [{ toolSpec: { name: 'read_file', inputSchema: { json: { type: 'object', properties: {} } } } }],
+        },
+      }),
+    );
+    const kinds: string[] = [];
+    let input = '';
+    let usage: unknown;
+    for await (const event of answer.stream ?? []) {
+      kinds.push(
+        Object.keys(event).find((key) => (event as unknown as Record<string, unknown>)[key] !== undefined) ?? '?',
+      );
+      input += event.contentBlockDelta?.delta?.toolUse?.input ?? '';
+      usage ??= event.metadata?.usage;
+    }
+    expect(kinds[0]).toBe('messageStart');
+    expect(kinds).toContain('contentBlockStart');
+    expect(kinds.slice(-2)).toEqual(['messageStop', 'metadata']);
+    expect(JSON.parse(input)).toEqual({ input: 'hello nova' });
+    expect(usage).toMatchObject({ inputTokens: 12, outputTokens: 9, cacheReadInputTokens: 5 });
+    expect(bedrock.requests.at(-1)?.rawPath).toBe('/model/us.amazon.nova-lite-v1%3A0/converse-stream');
+  });
+
+  it('ends a ConverseStream with the exception its frame names, and refuses a forged signature with 403', async () => {
+    bedrock.nextResponse({
+      type: 'answer',
+      streamException: { afterEvents: 2, exception: 'modelStreamErrorException' },
+    });
+    const answer = await client().send(new ConverseStreamCommand({ modelId: nova, messages }));
+    await expect(async () => {
+      for await (const _event of answer.stream ?? []) {
+        // read to the exception
+      }
+    }).rejects.toMatchObject({ name: 'ModelStreamErrorException' });
+    await expect(
+      client({ ...fakeAwsCredentials, secretAccessKey: 'forged-secret' }).send(
+        new ConverseCommand({ modelId: nova, messages }),
+      ),
+    ).rejects.toMatchObject({ name: 'InvalidSignatureException', $metadata: { httpStatusCode: 403 } });
+  });
+
+  it('answers a throttled Converse as Bedrock does: 429 ThrottlingException', async () => {
+    bedrock.nextResponse({
+      type: 'error',
+      status: 429,
+      exception: 'ThrottlingException',
+      message: 'Too many requests',
+    });
+    await expect(client().send(new ConverseCommand({ modelId: nova, messages }))).rejects.toMatchObject({
+      name: 'ThrottlingException',
+      $metadata: { httpStatusCode: 429 },
+    });
   });
 });

@@ -12,12 +12,15 @@ declare module 'oidc-provider' {
 
   interface GrantInstance {
     addOIDCScope(scope: string): void;
+    addOIDCClaims(claims: string[]): void;
     save(): Promise<string>;
   }
 
   interface Interaction {
     uid: string;
-    prompt: { name: string };
+    prompt: { name: string; details: { missingOIDCScope?: string[]; missingOIDCClaims?: string[] } };
+    params: { client_id: string };
+    session?: { accountId?: string };
   }
 
   export default class Provider {

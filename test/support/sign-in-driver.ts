@@ -87,3 +87,53 @@ export async function signIn(gatewayUrl: string, jar = new CookieJar()) {
   const answer = await visitCallback(await reachCallback(gatewayUrl, jar), jar);
   return { jar, answer };
 }
+
+/**
+ * The fields of the provider's device page's form, if any: the page that submits the code of the address by script,
+ * the code input (`op.deviceInputForm`), the confirmation (`op.deviceConfirmForm`).
+ */
+function deviceForm(page: string, pageUrl: string): { action: string; fields: URLSearchParams } | undefined {
+  const form = page.match(/<form[^>]*method="post"[^>]*action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/);
+  if (!form) return undefined;
+  const fields = new URLSearchParams();
+  for (const [tag] of (form[2] ?? '').matchAll(/<input[\s\S]*?>/g)) {
+    const name = tag.match(/name="([^"]*)"/)?.[1];
+    if (name !== undefined) fields.set(name, tag.match(/value="([^"]*)"/)?.[1] ?? '');
+  }
+  return { action: new URL(form[1] ?? '', pageUrl).href, fields };
+}
+
+/**
+ * The person's part of a device sign-in, on another device: opens the provider's verification address (with the
+ * user code in it, or `userCode` typed into its form), submits the code and the confirmation as the pages' forms
+ * would, and signs in at the provider's login prompt. Returns the provider's last page (its "signed in" page).
+ */
+export async function completeDeviceSignIn(url: string, jar = new CookieJar(), userCode?: string): Promise<string> {
+  let { last } = await follow(url, jar);
+  let pageUrl = url;
+  for (let step = 0; step < 5; step++) {
+    const page = await last.text();
+    const form = deviceForm(page, pageUrl);
+    // No form: the provider's closing page. A form with an error (oidc-provider's red line): the sign-in was
+    // refused or aborted, and the page offers to start over.
+    if (!form || page.includes('class="red"')) return page;
+    if (userCode !== undefined && form.fields.get('user_code') === '') form.fields.set('user_code', userCode);
+    const response = await fetch(form.action, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+      body: form.fields,
+    });
+    jar.take(response);
+    const location = response.headers.get('location');
+    if (location === null) {
+      last = response;
+      pageUrl = form.action;
+      continue;
+    }
+    await response.body?.cancel();
+    pageUrl = new URL(location, form.action).href;
+    ({ last } = await follow(pageUrl, jar));
+  }
+  throw new Error('the provider’s device pages did not finish in 5 steps');
+}

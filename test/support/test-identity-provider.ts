@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
 import Provider from 'oidc-provider';
 
+const deviceCodeGrant = 'urn:ietf:params:oauth:grant-type:device_code';
+
 type SigningKey = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
 
 /** A person of the test provider: the claims its ID tokens carry about them. */
@@ -22,6 +24,8 @@ export interface TestIdentityProvider {
   people: Map<string, TestPerson>;
   /** Who signs in at the provider's next login prompt (the "interaction" a test drives). */
   signInAs(subject: string): void;
+  /** The provider's next login prompt refuses (`error=access_denied`, as for a person it no longer lets in). */
+  refuseNextSignIn(): void;
   /** Replaces the ID token of the next token endpoint answers (forgeries), until set back to undefined. */
   rewriteIdToken: ((genuine: string) => Promise<string>) | undefined;
   /** Replaces the key set the provider publishes (a key rotation), until set back to undefined. */
@@ -40,16 +44,28 @@ export interface TestIdentityProvider {
  * endpoints let a test play a hostile or rotating provider: the token endpoint's ID token can be swapped for a
  * forged one, and the published key set replaced; the key set's fetches are counted.
  */
-export async function startTestIdentityProvider(): Promise<TestIdentityProvider> {
+export interface TestIdentityProviderOptions {
+  /** Offer the device flow (RFC 8628): discovery then has a `device_authorization_endpoint`. */
+  deviceFlow?: boolean;
+  /** With the device flow: a public client of its own for it (as Okta and Entra ID want), else the gateway's. */
+  deviceClientId?: string;
+}
+
+export async function startTestIdentityProvider(
+  options: TestIdentityProviderOptions = {},
+): Promise<TestIdentityProvider> {
   let provider: Provider | undefined;
   let nextSubject: string | undefined;
+  let refuseNext = false;
   const server: Server = createServer((request, response) => {
     if (!provider) {
       response.writeHead(503).end();
       return;
     }
     if (request.url?.startsWith('/interaction/')) {
-      void finishInteraction(provider, nextSubject, request, response);
+      const refuse = refuseNext;
+      refuseNext = false;
+      void finishInteraction(provider, refuse ? 'refuse' : nextSubject, request, response);
       return;
     }
     provider.callback()(request, response);
@@ -71,6 +87,9 @@ export async function startTestIdentityProvider(): Promise<TestIdentityProvider>
     signInAs(subject) {
       nextSubject = subject;
     },
+    refuseNextSignIn() {
+      refuseNext = true;
+    },
     rewriteIdToken: undefined,
     publishedKeys: undefined,
     jwksRequests: 0,
@@ -81,10 +100,25 @@ export async function startTestIdentityProvider(): Promise<TestIdentityProvider>
             client_id: harness.clientId,
             client_secret: harness.clientSecret,
             redirect_uris: [redirectUri],
-            grant_types: ['authorization_code'],
+            grant_types: [
+              'authorization_code',
+              ...(options.deviceFlow && !options.deviceClientId ? [deviceCodeGrant] : []),
+            ],
             response_types: ['code'],
             token_endpoint_auth_method: 'client_secret_basic',
           },
+          ...(options.deviceFlow && options.deviceClientId
+            ? [
+                {
+                  client_id: options.deviceClientId,
+                  application_type: 'native' as const,
+                  grant_types: [deviceCodeGrant],
+                  response_types: [],
+                  redirect_uris: [],
+                  token_endpoint_auth_method: 'none',
+                },
+              ]
+            : []),
         ],
         jwks: { keys: [privateJwk] },
         cookies: { keys: ['test-provider-cookie-key'] },
@@ -108,7 +142,7 @@ export async function startTestIdentityProvider(): Promise<TestIdentityProvider>
           await grant.save();
           return grant;
         },
-        features: { devInteractions: { enabled: false } },
+        features: { devInteractions: { enabled: false }, deviceFlow: { enabled: options.deviceFlow ?? false } },
         pkce: { required: () => true },
         ttl: { Interaction: 600, Grant: 600, Session: 600, AccessToken: 600, IdToken: 600 },
       });
@@ -133,12 +167,28 @@ export async function startTestIdentityProvider(): Promise<TestIdentityProvider>
 
 async function finishInteraction(
   provider: Provider,
-  subject: string | undefined,
+  subject: string | 'refuse' | undefined,
   request: Parameters<Provider['interactionFinished']>[0],
   response: Parameters<Provider['interactionFinished']>[1],
 ): Promise<void> {
   try {
     const interaction = await provider.interactionDetails(request, response);
+    const accountId = interaction.session?.accountId;
+    if (interaction.prompt.name === 'consent' && accountId !== undefined) {
+      // The device flow asks for consent where `loadExistingGrant` had no scope to grant: granted as asked.
+      const grant = new provider.Grant({ clientId: interaction.params.client_id, accountId });
+      const { missingOIDCScope, missingOIDCClaims } = interaction.prompt.details;
+      if (missingOIDCScope) grant.addOIDCScope(missingOIDCScope.join(' '));
+      if (missingOIDCClaims) grant.addOIDCClaims(missingOIDCClaims);
+      const grantId = await grant.save();
+      await provider.interactionFinished(
+        request,
+        response,
+        { consent: { grantId } },
+        { mergeWithLastSubmission: true },
+      );
+      return;
+    }
     if (interaction.prompt.name !== 'login' || subject === undefined) {
       response.writeHead(400, { 'content-type': 'text/plain' }).end(`unexpected prompt ${interaction.prompt.name}`);
       return;
@@ -146,7 +196,9 @@ async function finishInteraction(
     await provider.interactionFinished(
       request,
       response,
-      { login: { accountId: subject } },
+      subject === 'refuse'
+        ? { error: 'access_denied', error_description: 'This person may not use the application.' }
+        : { login: { accountId: subject } },
       {
         mergeWithLastSubmission: false,
       },

@@ -1,13 +1,23 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
 import { openaiClient } from '../support/sdk-clients.ts';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { launchChromium } from './browser.ts';
-import { artifacts, captureScreen, desktop } from './console-helpers.ts';
+import {
+  artifacts,
+  captureScreen,
+  confirm,
+  desktop,
+  openConsole,
+  openView,
+  row,
+  signIn,
+  text,
+} from './console-helpers.ts';
 
 let browser: Browser;
 let upstream: FakeUpstream;
@@ -23,47 +33,6 @@ afterAll(async () => {
   await browser?.close();
   await upstream?.close();
 });
-
-async function openConsole(context: BrowserContext, url: string): Promise<{ page: Page; errors: string[] }> {
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text());
-  });
-  page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(`${url}/app/admin`);
-  return { page, errors };
-}
-
-async function signIn(page: Page, key: string): Promise<void> {
-  await page.getByLabel('Gateway key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-}
-
-async function text(locator: Locator): Promise<string> {
-  return (await locator.textContent())?.replace(/\s+/g, ' ').trim() ?? '';
-}
-
-/** The row of a table whose header cell names this record. */
-function row(page: Page, name: string): Locator {
-  return page
-    .getByRole('row')
-    .filter({ has: page.getByRole('rowheader', { name: new RegExp(`^${escapeRegExp(name)}`) }) });
-}
-const escapeRegExp = (value: string) => value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** Follows one of the console's navigation links. */
-async function openView(page: Page, name: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name, exact: true }).click();
-  await page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
-}
-
-/** Answers a confirmation dialog with its "Yes, …" button. */
-async function confirm(page: Page, verb: string): Promise<void> {
-  const dialog = page.getByRole('dialog');
-  await dialog.getByRole('button', { name: `Yes, ${verb}` }).click();
-  await dialog.waitFor({ state: 'detached' });
-}
 
 describe.each(['sqlite', 'dynamodb'] as const)('the admin console in Chromium, on %s', (engine) => {
   let gateway: TestGateway;
@@ -174,6 +143,16 @@ describe.each(['sqlite', 'dynamodb'] as const)('the admin console in Chromium, o
       .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello' }], max_tokens: 16 })
       .catch((error: unknown) => error);
     expect((limited as InstanceType<typeof OpenAI.APIError>).status).toBe(429);
+
+    // The member signs in with that key, in a browser of their own, and sees the allowance that call used.
+    const memberContext = await browser.newContext({ viewport: desktop });
+    const { page: memberPage, errors: memberErrors } = await openConsole(memberContext, gateway.url);
+    await signIn(memberPage, copied);
+    await memberPage.getByRole('heading', { level: 1, name: 'Ada' }).waitFor();
+    expect(await text(memberPage.locator('[data-total="used"] .total-value'))).toBe(usedToday);
+    expect(await text(memberPage.locator('[data-total="left"] .total-detail'))).toContain('of 1 a day');
+    expect(memberErrors).toEqual([]);
+    await memberContext.close();
     await openView(page, 'Keys');
 
     // Revoked from its row, after a confirmation: the SDK is refused with 401.

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 
 export const artifacts = join(process.cwd(), 'test-artifacts');
 export const desktop = { width: 1440, height: 900 };
@@ -45,4 +45,47 @@ export async function captureScreen(page: Page, name: string): Promise<{ overflo
   problems.push(...(await accessibilityProblems(page)));
   await page.setViewportSize(desktop);
   return { overflow, problems };
+}
+
+/** A console page in its own browser context, collecting the page's console errors. */
+export async function openConsole(context: BrowserContext, url: string): Promise<{ page: Page; errors: string[] }> {
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(`${url}/app/admin`);
+  return { page, errors };
+}
+
+export async function signIn(page: Page, key: string): Promise<void> {
+  await page.getByLabel('Gateway key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+export async function text(locator: Locator): Promise<string> {
+  return (await locator.textContent())?.replace(/\s+/g, ' ').trim() ?? '';
+}
+
+const escapeRegExp = (value: string) => value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The row of a table whose header cell names this record. */
+export function row(page: Page, name: string): Locator {
+  return page
+    .getByRole('row')
+    .filter({ has: page.getByRole('rowheader', { name: new RegExp(`^${escapeRegExp(name)}`) }) });
+}
+
+/** Follows one of the console's navigation links. */
+export async function openView(page: Page, name: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name, exact: true }).click();
+  await page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
+}
+
+/** Answers a confirmation dialog with its "Yes, …" button. */
+export async function confirm(page: Page, verb: string): Promise<void> {
+  const dialog = page.getByRole('dialog');
+  await dialog.getByRole('button', { name: `Yes, ${verb}` }).click();
+  await dialog.waitFor({ state: 'detached' });
 }

@@ -6,7 +6,7 @@ import { openaiChatUpstreamWire } from '../../shared/wires/openai-chat/openai-ch
 import { openaiResponsesUpstreamWire } from '../../shared/wires/openai-responses/openai-responses-upstream-wire.ts';
 import { canonicalBaseUrl, joinUrl, type UpstreamWireFormat } from '../../shared/wires/upstream-wire-format.ts';
 import { upstreamWireFor } from '../../shared/wires/upstream-wires.ts';
-import type { UpstreamWire } from '../../shared/wires/wire-names.ts';
+import type { ConnectionWire as UpstreamWire } from '../../shared/wires/wire-names.ts';
 
 function urlOf(wire: UpstreamWireFormat<unknown, unknown>, baseUrl: string): string {
   return wire.buildUpstreamRequest({
@@ -101,70 +101,73 @@ const documentedBaseUrls: readonly (readonly [label: string, wire: UpstreamWire,
 ];
 
 describe('base URLs as each provider’s SDK takes them', () => {
-  it.each(documentedBaseUrls)('%s: %s at %s', (_label, wire, baseUrl, url) => {
-    const format = upstreamWireFor(wire);
+  it.each(documentedBaseUrls)('%s: %s at %s', async (_label, wire, baseUrl, url) => {
+    const format = await upstreamWireFor(wire);
     expect(urlOf(format, baseUrl)).toBe(url);
     // The form a new connection is stored in reaches the same address.
     expect(urlOf(format, canonicalBaseUrl(format.baseUrl, baseUrl))).toBe(url);
   });
 
-  it('stores a base URL without trailing slashes and without the version the SDK appends', () => {
-    const stored = (wire: UpstreamWire, baseUrl: string) => canonicalBaseUrl(upstreamWireFor(wire).baseUrl, baseUrl);
-    expect(stored('anthropic-messages', 'https://api.anthropic.com/v1/')).toBe('https://api.anthropic.com');
-    expect(stored('anthropic-messages', 'https://api.anthropic.com')).toBe('https://api.anthropic.com');
-    expect(stored('gemini', 'https://generativelanguage.googleapis.com/v1beta')).toBe(
+  it('stores a base URL without trailing slashes and without the version the SDK appends', async () => {
+    const stored = async (wire: UpstreamWire, baseUrl: string) =>
+      canonicalBaseUrl((await upstreamWireFor(wire)).baseUrl, baseUrl);
+    expect(await stored('anthropic-messages', 'https://api.anthropic.com/v1/')).toBe('https://api.anthropic.com');
+    expect(await stored('anthropic-messages', 'https://api.anthropic.com')).toBe('https://api.anthropic.com');
+    expect(await stored('gemini', 'https://generativelanguage.googleapis.com/v1beta')).toBe(
       'https://generativelanguage.googleapis.com',
     );
     // Another version is the choice of another API, and stays; so does a host that is named like the version.
-    expect(stored('gemini', 'https://generativelanguage.googleapis.com/v1')).toBe(
+    expect(await stored('gemini', 'https://generativelanguage.googleapis.com/v1')).toBe(
       'https://generativelanguage.googleapis.com/v1',
     );
-    expect(stored('anthropic-messages', 'http://v1')).toBe('http://v1');
+    expect(await stored('anthropic-messages', 'http://v1')).toBe('http://v1');
     // OpenAI's base URL carries its version: nothing is taken off.
-    expect(stored('openai-chat', 'https://api.openai.com/v1/')).toBe('https://api.openai.com/v1');
+    expect(await stored('openai-chat', 'https://api.openai.com/v1/')).toBe('https://api.openai.com/v1');
   });
 
-  it('puts each wire’s model list under the same address, with the vendor’s own authentication', () => {
+  it('puts each wire’s model list under the same address, with the vendor’s own authentication', async () => {
     const target = { baseUrl: 'https://engine.internal', credential: 'provider-secret' };
-    const listOf = (wire: UpstreamWire, baseUrl = target.baseUrl) =>
-      upstreamWireFor(wire).modelList?.request({ ...target, baseUrl });
-    expect(listOf('openai-chat', 'https://engine.internal/v1')).toMatchObject({
+    const listOf = async (wire: UpstreamWire, baseUrl = target.baseUrl) =>
+      (await upstreamWireFor(wire)).modelList?.request({ ...target, baseUrl });
+    expect(await listOf('openai-chat', 'https://engine.internal/v1')).toMatchObject({
       method: 'GET',
       url: 'https://engine.internal/v1/models',
       headers: { authorization: 'Bearer provider-secret' },
     });
-    expect(listOf('anthropic-messages')).toMatchObject({
+    expect(await listOf('anthropic-messages')).toMatchObject({
       method: 'GET',
       url: 'https://engine.internal/v1/models?limit=1000',
       headers: { 'x-api-key': 'provider-secret', 'anthropic-version': '2023-06-01' },
     });
-    expect(listOf('anthropic-messages', 'https://engine.internal/v1')?.url).toBe(
+    expect((await listOf('anthropic-messages', 'https://engine.internal/v1'))?.url).toBe(
       'https://engine.internal/v1/models?limit=1000',
     );
-    expect(listOf('gemini')).toMatchObject({
+    expect(await listOf('gemini')).toMatchObject({
       method: 'GET',
       url: 'https://engine.internal/v1beta/models?pageSize=1000',
       headers: { 'x-goog-api-key': 'provider-secret' },
     });
   });
 
-  it('reads the ids of each wire’s model list, and whether more pages follow', () => {
-    const read = (wire: UpstreamWire, answer: unknown) => upstreamWireFor(wire).modelList?.read(answer);
-    expect(read('openai-responses', { object: 'list', data: [{ id: 'a', object: 'model' }, { id: 'b' }] })).toEqual({
+  it('reads the ids of each wire’s model list, and whether more pages follow', async () => {
+    const read = async (wire: UpstreamWire, answer: unknown) => (await upstreamWireFor(wire)).modelList?.read(answer);
+    expect(
+      await read('openai-responses', { object: 'list', data: [{ id: 'a', object: 'model' }, { id: 'b' }] }),
+    ).toEqual({
       ids: ['a', 'b'],
       more: false,
     });
-    expect(read('anthropic-messages', { data: [{ type: 'model', id: 'claude-x' }], has_more: true })).toEqual({
+    expect(await read('anthropic-messages', { data: [{ type: 'model', id: 'claude-x' }], has_more: true })).toEqual({
       ids: ['claude-x'],
       more: true,
     });
-    expect(read('gemini', { models: [{ name: 'models/gemini-x' }], nextPageToken: 'next' })).toEqual({
+    expect(await read('gemini', { models: [{ name: 'models/gemini-x' }], nextPageToken: 'next' })).toEqual({
       ids: ['gemini-x'],
       more: true,
     });
-    expect(read('gemini', {})).toEqual({ ids: [], more: false });
-    expect(read('openai-chat', { error: { message: 'no' } })).toBeUndefined();
-    expect(read('anthropic-messages', 'not json')).toBeUndefined();
+    expect(await read('gemini', {})).toEqual({ ids: [], more: false });
+    expect(await read('openai-chat', { error: { message: 'no' } })).toBeUndefined();
+    expect(await read('anthropic-messages', 'not json')).toBeUndefined();
   });
 });
 

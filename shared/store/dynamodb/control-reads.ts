@@ -1,4 +1,5 @@
 import { BatchGetCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { mapWithConcurrency } from '../../async-work/map-with-concurrency.ts';
 import { conditionFragments } from './condition-fragments.ts';
 import { type DynamoTables, isConditionFailure } from './dynamo-tables.ts';
 
@@ -58,16 +59,23 @@ export async function listControlItems<T>(tables: DynamoTables, kind: string): P
   );
 }
 
-/** The control items of these keys that exist, in no particular order: batch reads of 100. */
+/**
+ * The control items of these keys that exist, in no particular order: batch reads of 100, up to ten at once (a page
+ * of 200 or a filtered stretch of 1,000 costs the time of one or two batch reads, not of ten in a row).
+ */
 export async function getControlItems<T>(
   tables: DynamoTables,
   pks: readonly string[],
   consistent = false,
 ): Promise<T[]> {
   const tableName = tables.names.control;
-  const items: T[] = [];
+  const batches: { pk: string }[][] = [];
   for (let offset = 0; offset < pks.length; offset += 100) {
-    let pending: { pk: string }[] | undefined = pks.slice(offset, offset + 100).map((pk) => ({ pk }));
+    batches.push(pks.slice(offset, offset + 100).map((pk) => ({ pk })));
+  }
+  const found = await mapWithConcurrency(batches, 10, async (keys) => {
+    const items: T[] = [];
+    let pending: { pk: string }[] | undefined = keys;
     while (pending && pending.length > 0) {
       const batch = await tables.client.send(
         new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: consistent } } }),
@@ -75,6 +83,7 @@ export async function getControlItems<T>(
       items.push(...((batch.Responses?.[tableName] ?? []) as T[]));
       pending = batch.UnprocessedKeys?.[tableName]?.Keys as { pk: string }[] | undefined;
     }
-  }
-  return items;
+    return items;
+  });
+  return found.flat();
 }

@@ -9,12 +9,20 @@ import { getControlItems } from './control-reads.ts';
 import type { DynamoTables } from './dynamo-tables.ts';
 
 /**
+ * How many index entries one filtered page reads at most: one Query (about 45 bytes an entry, so 45 KB, a dozen read
+ * units) and ten BatchGets of 100 items sent at once. A filter that matches few records answers a short page, even
+ * an empty one, with a cursor where the reading stopped, instead of reading the whole index in one request.
+ */
+export const filteredStretch = 1_000;
+
+/**
  * Paged reads on DynamoDB. The control table's keys-only `kind-index` (partition `kind`, sort `id`) lists one kind
- * in id order, a page at a time: a page is one Query of the index (about 45 bytes an entry, so 200 entries are one
- * read unit or two) and one BatchGet of the items it names (each item read is billed by its size, 4 KB a unit). A
- * filter is checked on the items read, and the reading goes on, page after page, until the page is full or the
- * index ends; `after` is the last id. Pages are in id order, not creation order: ids are random, and the index is
- * what can be read without reading everything.
+ * in id order, a page at a time: a page is one Query of the index and the BatchGets of the items it names (each item
+ * read is billed by its size, 4 KB a unit). Unfiltered, the Query asks for one entry more than the page, which tells
+ * whether there is a next one. Filtered, it reads a bounded stretch of the index (`filteredStretch`) and checks the
+ * filter on the items: the page ends when it is full or the stretch is read, and `next` is the last id the page
+ * holds (full) or the last id read (short). Pages are in id order, not creation order: ids are random, and the index
+ * is what can be read without reading everything.
  */
 async function pageOfKind<Item>(
   tables: DynamoTables,
@@ -23,52 +31,45 @@ async function pageOfKind<Item>(
   limit: number,
   after: string | undefined,
   keep: ((item: Item) => boolean) | undefined,
+  stretch: number,
 ): Promise<{ items: Item[]; next: string | undefined }> {
   if (after !== undefined && !/^[A-Za-z0-9._:-]{1,200}$/.test(after)) throw new StoreCursorError();
+  const index = await tables.client.send(
+    new QueryCommand({
+      TableName: tables.names.control,
+      IndexName: 'kind-index',
+      KeyConditionExpression: '#kind = :kind',
+      ExpressionAttributeNames: { '#kind': 'kind' },
+      ExpressionAttributeValues: { ':kind': kind },
+      Limit: keep ? stretch : limit + 1,
+      ExclusiveStartKey: after === undefined ? undefined : { kind, id: after, pk: pkOf(after) },
+    }),
+  );
+  const ids = (index.Items ?? []).map((entry) => String(entry.id));
+  // Unfiltered, the entry past the page only says that there is more: its item is not read.
+  const considered = keep ? ids : ids.slice(0, limit);
+  const found = await getControlItems<Item & { id: string }>(tables, considered.map(pkOf));
+  const byId = new Map(found.map((item) => [item.id, item]));
   const items: Item[] = [];
-  let startKey: Record<string, unknown> | undefined =
-    after === undefined ? undefined : { kind, id: after, pk: pkOf(after) };
-  let lastId: string | undefined;
-  let exhausted = false;
-  while (items.length < limit + 1) {
-    const page = await tables.client.send(
-      new QueryCommand({
-        TableName: tables.names.control,
-        IndexName: 'kind-index',
-        KeyConditionExpression: '#kind = :kind',
-        ExpressionAttributeNames: { '#kind': 'kind' },
-        ExpressionAttributeValues: { ':kind': kind },
-        // Unfiltered, one more than the page tells whether there is a next one; filtered, read ahead in steps of
-        // 100 (one BatchGet's most), since most entries may not match.
-        Limit: keep ? 100 : limit + 1 - items.length,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    const ids = (page.Items ?? []).map((entry) => String(entry.id));
-    const found = await getControlItems<Item & { id: string }>(tables, ids.map(pkOf));
-    const byId = new Map(found.map((item) => [item.id, item]));
-    for (const id of ids) {
-      const item = byId.get(id);
-      if (item && (keep === undefined || keep(item))) items.push(item);
-      if (items.length === limit) lastId = id;
-      if (items.length > limit) break;
-    }
-    startKey = page.LastEvaluatedKey;
-    if (!startKey) {
-      exhausted = true;
-      break;
-    }
+  for (const [position, id] of considered.entries()) {
+    // Full: the next page starts after the item that filled it, whether the entries past it match or not.
+    if (items.length === limit) return { items, next: considered[position - 1] };
+    const item = byId.get(id);
+    if (item && (keep === undefined || keep(item))) items.push(item);
   }
-  const more = items.length > limit || (!exhausted && items.length === limit);
-  return { items: items.slice(0, limit), next: more ? lastId : undefined };
+  // Everything considered is read: a next page if the index goes on past it.
+  const more = index.LastEvaluatedKey !== undefined || considered.length < ids.length;
+  return { items, next: more ? considered.at(-1) : undefined };
 }
 
 const includesName = (name: string, part: string | undefined) =>
   part === undefined || name.toLowerCase().includes(part.toLowerCase());
 
+/** `stretch`: the most index entries a filtered page reads (a test reads small stretches of a small team). */
 export async function memberPageOnDynamo(
   tables: DynamoTables,
   query: MemberPageQuery,
+  stretch = filteredStretch,
 ): Promise<{ members: MemberProfile[]; next: string | undefined }> {
   const { items, next } = await pageOfKind<MemberItem>(
     tables,
@@ -79,6 +80,7 @@ export async function memberPageOnDynamo(
     query.status === undefined && query.name === undefined
       ? undefined
       : (item) => (query.status === undefined || item.status === query.status) && includesName(item.name, query.name),
+    stretch,
   );
   return { members: items.map(toMemberProfile), next };
 }
@@ -91,6 +93,7 @@ function keyStateAt(key: KeyView, now: Date): 'active' | 'revoked' | 'expired' {
 export async function keyPageOnDynamo(
   tables: DynamoTables,
   query: KeyPageQuery,
+  stretch = filteredStretch,
 ): Promise<{ keys: KeyView[]; next: string | undefined }> {
   const keep = (item: KeyItem) =>
     (query.memberId === undefined || item.memberId === query.memberId) &&
@@ -104,6 +107,7 @@ export async function keyPageOnDynamo(
       query.limit,
       query.after,
       query.name === undefined && query.state === undefined ? undefined : keep,
+      stretch,
     );
     return { keys: items.map((item) => toKeyView(toKeyRecord(item))), next };
   }

@@ -92,6 +92,8 @@ export function createRequestPathDynamoStore(options: DynamoStoreOptions): Dynam
       take: notOnTheRequestPath('sessions.take'),
       grantCli: notOnTheRequestPath('sessions.grantCli'),
       takeCliGrant: notOnTheRequestPath('sessions.takeCliGrant'),
+      beginDevice: notOnTheRequestPath('sessions.beginDevice'),
+      takeDevice: notOnTheRequestPath('sessions.takeDevice'),
       personMember: notOnTheRequestPath('sessions.personMember'),
       linkPerson: notOnTheRequestPath('sessions.linkPerson'),
       unlinkPerson: notOnTheRequestPath('sessions.unlinkPerson'),

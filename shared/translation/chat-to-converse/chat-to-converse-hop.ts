@@ -1,4 +1,5 @@
 import { parseRequest } from '../../http/parse-request.ts';
+import { messagesErrorTypeOf } from '../../wires/bedrock/bedrock-errors.ts';
 import type { ConverseAnswer } from '../../wires/bedrock-converse/bedrock-converse-answer.ts';
 import type { ConverseRequest } from '../../wires/bedrock-converse/bedrock-converse-request.ts';
 import type { ConverseStreamEvent } from '../../wires/bedrock-converse/bedrock-converse-stream-event.ts';
@@ -40,12 +41,14 @@ export const chatToConverseHop: TranslationHop<
       }),
       convertAnswer: (answer) => convertConverseAnswerToChat(answer, answerIdentity),
       convertError(upstreamText) {
+        // The kind of error as every client's SDK knows it (`rate_limit_error`, `overloaded_error`…, as on Bedrock's
+        // messages path), Bedrock's own exception name as the code: a messages client's hop keeps the type.
         const details = parseConverseError(upstreamText);
         return JSON.stringify(
           openaiErrorBody({
             message: details?.message ?? 'The upstream provider returned an error.',
-            type: details?.type ?? 'api_error',
-            code: null,
+            type: messagesErrorTypeOf(details?.type, undefined),
+            code: details?.type ?? null,
           }),
         );
       },

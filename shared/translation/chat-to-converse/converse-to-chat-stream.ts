@@ -1,4 +1,5 @@
 import type { EventTransformer } from '../../streams/event-transformer.ts';
+import { messagesErrorTypeOf } from '../../wires/bedrock/bedrock-errors.ts';
 import type { ConverseStreamEvent } from '../../wires/bedrock-converse/bedrock-converse-stream-event.ts';
 import { createConverseStreamUsageReader } from '../../wires/bedrock-converse/bedrock-converse-usage.ts';
 import type { ChatFinishReason } from '../../wires/openai-chat/openai-chat-finish-reason.ts';
@@ -107,9 +108,9 @@ export function createConverseToChatTransformer(
     emit(untold.length > 0 ? { thinking_blocks: untold } : {}, reason);
   };
 
-  const fail = (type: string, message: string) => {
+  const fail = (code: string, message: string, type = code) => {
     closed = true;
-    out.enqueue({ type: 'error', error: { message, type, code: type } });
+    out.enqueue({ type: 'error', error: { message, type, code } });
   };
 
   const reasoningBlock = (index: number) => {
@@ -196,7 +197,12 @@ export function createConverseToChatTransformer(
         if (finishReason !== undefined) complete();
         return;
       case 'exception':
-        return fail(event.name, event.message ?? upstreamStreamFailedMessage);
+        // The kind as every client's SDK knows it (`rate_limit_error`…), Bedrock's exception name as the code.
+        return fail(
+          event.name,
+          event.message ?? upstreamStreamFailedMessage,
+          messagesErrorTypeOf(event.name, undefined),
+        );
       default: {
         const unknownEvent: never = event;
         throw new Error(`unknown stream event ${JSON.stringify(unknownEvent)}`);

@@ -4,5 +4,6 @@ import type { ClientWireReach } from '../client-wire-reach.ts';
 /** A generate-content request reaches only a Gemini upstream, untranslated. */
 export const geminiReach: ClientWireReach = {
   hops: {},
-  upstreamWires: { gemini: geminiUpstreamWire },
+  // The function's own wire comes with it: its requests, passed through, import nothing more.
+  upstreamWires: { gemini: async () => geminiUpstreamWire },
 };

@@ -1,15 +1,16 @@
-import { anthropicMessagesUpstreamWire } from '../../wires/anthropic-messages/anthropic-messages-upstream-wire.ts';
-import { bedrockUpstreamWire } from '../../wires/bedrock/bedrock-upstream-wire.ts';
+import { loadAnthropicMessagesUpstreamWire } from '../../wires/load-upstream-wires.ts';
 import { openaiChatUpstreamWire } from '../../wires/openai-chat/openai-chat-upstream-wire.ts';
-import { chatToMessagesHop } from '../chat-to-messages/chat-to-messages-hop.ts';
 import type { ClientWireReach } from '../client-wire-reach.ts';
+import { loadBedrockReach } from './load-bedrock-reach.ts';
+import { loadChatToMessagesHop } from './load-hops.ts';
 
 /** A chat-completions request reaches a chat upstream as it is and a messages one through one hop (chat is the hub). */
 export const openaiChatReach: ClientWireReach = {
-  hops: { 'chat-to-messages': chatToMessagesHop },
+  hops: { 'chat-to-messages': loadChatToMessagesHop },
   upstreamWires: {
-    'openai-chat': openaiChatUpstreamWire,
-    'anthropic-messages': anthropicMessagesUpstreamWire,
-    bedrock: bedrockUpstreamWire,
+    // The function's own wire comes with it: its usual requests, passed through, import nothing more.
+    'openai-chat': async () => openaiChatUpstreamWire,
+    'anthropic-messages': loadAnthropicMessagesUpstreamWire,
   },
+  bedrock: loadBedrockReach,
 };

@@ -1,21 +1,20 @@
-import { anthropicMessagesUpstreamWire } from '../../wires/anthropic-messages/anthropic-messages-upstream-wire.ts';
-import { bedrockUpstreamWire } from '../../wires/bedrock/bedrock-upstream-wire.ts';
-import { openaiChatUpstreamWire } from '../../wires/openai-chat/openai-chat-upstream-wire.ts';
+import { loadAnthropicMessagesUpstreamWire, loadOpenaiChatUpstreamWire } from '../../wires/load-upstream-wires.ts';
 import { openaiResponsesUpstreamWire } from '../../wires/openai-responses/openai-responses-upstream-wire.ts';
-import { chatToMessagesHop } from '../chat-to-messages/chat-to-messages-hop.ts';
 import type { ClientWireReach } from '../client-wire-reach.ts';
-import { responsesToChatHop } from '../responses-to-chat/responses-to-chat-hop.ts';
+import { loadBedrockReach } from './load-bedrock-reach.ts';
+import { loadChatToMessagesHop, loadResponsesToChatHop } from './load-hops.ts';
 
 /** A responses request reaches a responses upstream as it is, a chat one through one hop and a messages one on through the hub. */
 export const openaiResponsesReach: ClientWireReach = {
   hops: {
-    'responses-to-chat': responsesToChatHop,
-    'chat-to-messages': chatToMessagesHop,
+    'responses-to-chat': loadResponsesToChatHop,
+    'chat-to-messages': loadChatToMessagesHop,
   },
   upstreamWires: {
-    'openai-responses': openaiResponsesUpstreamWire,
-    'openai-chat': openaiChatUpstreamWire,
-    'anthropic-messages': anthropicMessagesUpstreamWire,
-    bedrock: bedrockUpstreamWire,
+    // The function's own wire comes with it: its usual requests, passed through, import nothing more.
+    'openai-responses': async () => openaiResponsesUpstreamWire,
+    'openai-chat': loadOpenaiChatUpstreamWire,
+    'anthropic-messages': loadAnthropicMessagesUpstreamWire,
   },
+  bedrock: loadBedrockReach,
 };

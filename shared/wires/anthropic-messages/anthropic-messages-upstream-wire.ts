@@ -60,5 +60,8 @@ export const anthropicMessagesUpstreamWire: UpstreamWireFormat<MessagesAnswer, M
   parseAnswer: parseMessagesAnswer,
   parseEvent: parseMessagesStreamEvent,
   isFailure: (event) => event.type === 'error',
+  // `message_stop`, or the `message_delta` with the stop reason (and the final usage) just before it.
+  endsAnswer: (event) =>
+    event.type === 'message_stop' || (event.type === 'message_delta' && Boolean(event.delta?.stop_reason)),
   createUsageReader: createMessagesStreamUsageReader,
 };

@@ -59,5 +59,7 @@ export const bedrockConverseUpstreamWire: UpstreamWireFormat<ConverseAnswer, Con
   parseAnswer: parseConverseAnswer,
   parseEvent: parseConverseStreamEvent,
   isFailure: (event) => event.type === 'exception',
+  // `messageStop`, or the `metadata` (the usage) that follows it.
+  endsAnswer: (event) => event.type === 'messageStop' || event.type === 'metadata',
   createUsageReader: createConverseStreamUsageReader,
 };

@@ -20,6 +20,7 @@ const smallestFrame = 16;
 /** Bedrock's frames carry one event each; a length past this is a corrupt prelude, not a frame to wait for. */
 const largestFrame = 16 * 1024 * 1024;
 
+/** The frames of a body, each whole, as the codec decodes them; a torn or oversized frame throws. */
 async function* framesOf(body: Readable): AsyncGenerator<Uint8Array> {
   let buffered: Buffer = Buffer.alloc(0);
   for await (const chunk of body) {
@@ -35,7 +36,13 @@ async function* framesOf(body: Readable): AsyncGenerator<Uint8Array> {
   if (buffered.length > 0) throw new Error('the event stream ended inside a frame');
 }
 
-function headerText(message: Message, name: string): string | undefined {
+/** Each frame of the body decoded (its CRCs checked): the messages of an event stream, in order. */
+export async function* eventStreamMessages(body: Readable): AsyncGenerator<Message> {
+  for await (const frame of framesOf(body)) yield codec.decode(frame);
+}
+
+/** A string header of a decoded frame (`:message-type`, `:event-type`, `:exception-type`…). */
+export function headerText(message: Message, name: string): string | undefined {
   const header = message.headers[name];
   return header?.type === 'string' ? header.value : undefined;
 }
@@ -62,16 +69,22 @@ export function sseOfFrame(message: Message): string | undefined {
   return sseEvent(Buffer.from(bytes, 'base64').toString('utf8'));
 }
 
-async function* sseOf(body: Readable): AsyncGenerator<Buffer> {
-  for await (const frame of framesOf(body)) {
-    const event = sseOfFrame(codec.decode(frame));
+async function* sseOf(body: Readable, eventOf: (message: Message) => string | undefined): AsyncGenerator<Buffer> {
+  for await (const message of eventStreamMessages(body)) {
+    const event = eventOf(message);
     if (event !== undefined) yield Buffer.from(event);
   }
 }
 
-/** The stream as SSE bytes. Destroying it stops reading the upstream body; the body's errors end it alike. */
-export function bedrockEventStreamAsSse(body: Readable): Readable {
-  const sse = Readable.from(sseOf(body), { objectMode: false });
+/**
+ * The stream as SSE bytes, each frame written by `eventOf` (the messages events of InvokeModel's `chunk` frames by
+ * default). Destroying it stops reading the upstream body; the body's errors end it alike.
+ */
+export function bedrockEventStreamAsSse(
+  body: Readable,
+  eventOf: (message: Message) => string | undefined = sseOfFrame,
+): Readable {
+  const sse = Readable.from(sseOf(body, eventOf), { objectMode: false });
   sse.once('close', () => {
     if (!body.destroyed) body.destroy();
   });

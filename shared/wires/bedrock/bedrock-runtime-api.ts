@@ -20,19 +20,28 @@ export const bedrockAnthropicVersion = 'bedrock-2023-05-31';
 /** The geography prefixes of Bedrock's cross-region inference profiles (`us.`, `eu.`, `apac.`, `global.`, …). */
 const inferenceProfilePrefix = /^(?:[a-z]{2,6}(?:-[a-z]+)?)\./;
 
-/** An Anthropic model on Bedrock: `anthropic.…`, or an inference profile of one (`us.anthropic.…`). */
+/**
+ * The id an ARN names (`arn:aws:bedrock:us-east-1:…:inference-profile/us.anthropic.…` → `us.anthropic.…`,
+ * `…:foundation-model/anthropic.…` → `anthropic.…`); a plain id as it is. An application inference profile's ARN
+ * names an opaque id, which says nothing of the model behind it.
+ */
+function idOf(model: string): string {
+  return model.startsWith('arn:') ? model.slice(model.lastIndexOf('/') + 1) : model;
+}
+
+/** An Anthropic model on Bedrock: `anthropic.…`, or an inference profile of one (`us.anthropic.…`), or their ARNs. */
 export function isBedrockAnthropicModel(model: string): boolean {
-  return model.startsWith('anthropic.') || /^[a-z]{2,6}(?:-[a-z]+)?\.anthropic\./.test(model);
+  const id = idOf(model);
+  return id.startsWith('anthropic.') || /^[a-z]{2,6}(?:-[a-z]+)?\.anthropic\./.test(id);
 }
 
 /**
- * The foundation model an inference profile routes to (`us.anthropic.x` → `anthropic.x`): token counting takes
- * foundation models only, and counting is the same wherever the profile would send the request.
+ * The foundation model an inference profile routes to (`us.anthropic.x` → `anthropic.x`, an ARN → its model's id):
+ * token counting takes foundation models only, and counting is the same wherever the profile would send the request.
  */
 export function foundationModelOf(model: string): string {
-  return isBedrockAnthropicModel(model) && !model.startsWith('anthropic.')
-    ? model.replace(inferenceProfilePrefix, '')
-    : model;
+  if (!isBedrockAnthropicModel(model)) return model;
+  return idOf(model).replace(inferenceProfilePrefix, '');
 }
 
 export type BedrockOperation = 'invoke' | 'invoke-with-response-stream' | 'count-tokens';

@@ -4,7 +4,7 @@ import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import { GatewayError } from '../../http/gateway-error.ts';
-import type { UpstreamHttpRequest } from '../upstream-wire-format.ts';
+import type { UpstreamHttpRequest, UpstreamTarget } from '../upstream-wire-format.ts';
 
 /**
  * Signs a Bedrock request with AWS Signature Version 4 (service `bedrock`) as the host's own AWS identity: the
@@ -69,4 +69,19 @@ export async function signBedrockRequest(request: UpstreamHttpRequest, region: s
     );
   }
   return { ...request, headers: signed.headers };
+}
+
+/**
+ * The request as it leaves for Bedrock: as built where the connection holds a Bedrock API key (it went as a bearer
+ * token), otherwise signed for the connection's region as the host's AWS identity.
+ */
+export async function signedForBedrock(
+  request: UpstreamHttpRequest,
+  target: UpstreamTarget,
+): Promise<UpstreamHttpRequest> {
+  if (target.credential !== '') return request;
+  if (target.region === undefined) {
+    throw new GatewayError(500, 'connection_misconfigured', 'This Bedrock connection names no AWS region.');
+  }
+  return signBedrockRequest(request, target.region);
 }

@@ -10,6 +10,7 @@ import { upstreamRequestJson } from '../upstream-request-json.ts';
 import type { UpstreamHttpRequest, UpstreamTarget, UpstreamWireFormat } from '../upstream-wire-format.ts';
 import { bedrockErrorText } from './bedrock-errors.ts';
 import { bedrockAnthropicVersion, bedrockModelUrl, foundationModelOf } from './bedrock-runtime-api.ts';
+import { loadBedrockTransport } from './load-bedrock-transport.ts';
 
 /** Bedrock's streamed answers: AWS's binary event stream, one `chunk` frame per messages event. */
 export const bedrockEventStreamContentType = 'application/vnd.amazon.eventstream';
@@ -71,18 +72,12 @@ export const bedrockUpstreamWire: UpstreamWireFormat<unknown, unknown> = {
     return requestTo(url, target, upstreamRequestJson(capped, messagesRewrites), stream);
   },
   async finishRequest(request, target) {
-    if (target.credential !== '') return request;
-    if (target.region === undefined) {
-      throw new GatewayError(500, 'connection_misconfigured', 'This Bedrock connection names no AWS region.');
-    }
-    const { signBedrockRequest } = await import('./bedrock-signing.ts');
-    return signBedrockRequest(request, target.region);
+    return (await loadBedrockTransport()).signedForBedrock(request, target);
   },
   binaryStream: {
     contentType: bedrockEventStreamContentType,
     async toSse(body: Readable) {
-      const { bedrockEventStreamAsSse } = await import('./bedrock-event-stream.ts');
-      return bedrockEventStreamAsSse(body);
+      return (await loadBedrockTransport()).bedrockEventStreamAsSse(body);
     },
   },
   errorText: bedrockErrorText,

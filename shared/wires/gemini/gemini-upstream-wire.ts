@@ -81,5 +81,10 @@ export const geminiUpstreamWire: UpstreamWireFormat<GeminiResponse, GeminiStream
   parseAnswer: parseGeminiAnswer,
   parseEvent: parseGeminiStreamEvent,
   isFailure: (event) => event.type === 'error',
+  // Google's stream has no closing event: its last chunk carries a finish reason, or the prompt's block reason.
+  endsAnswer: (event) =>
+    event.type === 'chunk' &&
+    ((event.chunk.candidates ?? []).some((candidate) => Boolean(candidate.finishReason)) ||
+      Boolean(event.chunk.promptFeedback?.blockReason)),
   createUsageReader: createGeminiStreamUsageReader,
 };

@@ -1,8 +1,21 @@
 import { badRequest, notFound } from '../../http/gateway-error.ts';
+import { googleApiVersions } from '../../http/route-table.ts';
 import type { RequestAddress } from '../client-wire-format.ts';
 
-/** Every Google method lives below this path; the route table matches the method at the path's end. */
-export const generateContentPathPrefix = '/v1beta/';
+/** The version path a Google method lives below (`/v1beta/`, `/v1/`); the route table matches the method at the end. */
+function versionPathOf(path: string): string | undefined {
+  return googleApiVersions.map((version) => `/${version}/`).find((versionPath) => path.startsWith(versionPath));
+}
+
+/**
+ * A path from its Google version on: `path` itself, or without the upstream prefix that leads it
+ * (`/lb2/v1/models/…` → `/v1/models/…`). For reading a path no route matched.
+ */
+export function googleInnerPath(path: string): string {
+  if (versionPathOf(path)) return path;
+  const afterPrefix = path.indexOf('/', 1);
+  return afterPrefix === -1 ? path : path.slice(afterPrefix);
+}
 
 /** The collection the vendor names its models in: `models/{model}`. */
 const modelsCollection = 'models/';
@@ -21,7 +34,7 @@ function isMethod(value: string): value is GenerateContentMethod {
 }
 
 /**
- * Reads `/v1beta/models/<model>:<method>`, and `/v1beta/<provider>/<model>:<method>`, the form `@ai-sdk/google`
+ * Reads `/v1beta/models/<model>:<method>` (or `/v1/…`, the stable API: both alike), and `/v1beta/<provider>/<model>:<method>`, the form `@ai-sdk/google`
  * sends for an id that holds a slash (it adds `models/` only to ids without one), and `/v1beta/models/<name>:…`
  * with a model's name from the list, `models/<provider/model>`. The gateway's model ids are
  * `provider/model`, so the model holds a `/`, sent raw or as `%2F` depending on the client; the path is decoded
@@ -30,12 +43,11 @@ function isMethod(value: string): value is GenerateContentMethod {
  */
 export function parseGenerateContentPath(address: RequestAddress): GenerateContentTarget {
   const { innerPath } = address;
-  if (!innerPath.startsWith(generateContentPathPrefix)) {
-    throw notFound('unknown_route', `No generate-content route at ${innerPath}.`);
-  }
+  const versionPath = versionPathOf(innerPath);
+  if (!versionPath) throw notFound('unknown_route', `No generate-content route at ${innerPath}.`);
   let resource: string;
   try {
-    resource = decodeURIComponent(innerPath.slice(generateContentPathPrefix.length));
+    resource = decodeURIComponent(innerPath.slice(versionPath.length));
   } catch {
     throw badRequest('invalid_model_path', 'The model segment of the path is not valid percent-encoding.');
   }
@@ -48,7 +60,7 @@ export function parseGenerateContentPath(address: RequestAddress): GenerateConte
   if (!isMethod(method)) {
     throw notFound(
       'unknown_route',
-      `"${method || innerPath}" is not served; use /v1beta/models/<provider/model>:generateContent, :streamGenerateContent or :countTokens.`,
+      `"${method || innerPath}" is not served; use ${versionPath}models/<provider/model>:generateContent, :streamGenerateContent or :countTokens.`,
     );
   }
   if (model.length === 0) throw badRequest('invalid_model_path', 'The path names no model before the colon.');

@@ -40,5 +40,10 @@ export const openaiChatUpstreamWire: UpstreamWireFormat<ChatCompletionAnswer, Ch
   parseAnswer: parseChatAnswer,
   parseEvent: parseChatStreamEvent,
   isFailure: (event) => event.type === 'error',
+  // `[DONE]`, or the chunk with a finish reason before it (the usage chunk may follow): an engine that leaves out
+  // `[DONE]` still ends its answer so.
+  endsAnswer: (event) =>
+    event.type === 'done' ||
+    (event.type === 'chunk' && (event.chunk.choices ?? []).some((choice) => Boolean(choice.finish_reason))),
   createUsageReader: createChatStreamUsageReader,
 };

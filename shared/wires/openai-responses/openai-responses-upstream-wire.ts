@@ -48,6 +48,9 @@ export const openaiResponsesUpstreamWire: UpstreamWireFormat<ResponseAnswer, Res
   usageOfAnswer: usageOfResponsesAnswer,
   parseAnswer: parseResponsesAnswer,
   parseEvent: parseResponsesStreamEvent,
-  isFailure: (event) => event.type === 'error',
+  // The flat `error` event, or the response's own end as failed.
+  isFailure: (event) => event.type === 'error' || event.type === 'response.failed',
+  // `response.incomplete` is an answer the provider ended itself (its output cap reached, say), as `completed` is.
+  endsAnswer: (event) => event.type === 'response.completed' || event.type === 'response.incomplete',
   createUsageReader: createResponsesStreamUsageReader,
 };

@@ -25,6 +25,11 @@ export interface ReplyPacing {
    * (non-streamed) reply any other number sends the headers and half the body first.
    */
   resetAfterChunks?: number;
+  /**
+   * A stream's socket is destroyed after its last chunk instead of ending the body: the whole answer arrived, its
+   * body's terminator never does.
+   */
+  resetAtEnd?: boolean;
   /** A plain reply's status and headers go out, then its body never comes (until the client gives up). */
   stallAfterHeaders?: boolean;
 }
@@ -63,6 +68,11 @@ export interface AnswerBehaviour extends ReplyPacing {
   reasoning?: string;
   /** The messages wire adds a redacted thinking block after its reasoning, as the vendor sometimes does. */
   redactedThinking?: boolean;
+  /**
+   * A streamed reply whose body ends cleanly after this many chunks, without the rest (its closing event among
+   * them): as when a provider or a proxy closes a stream early.
+   */
+  endAfterChunks?: number;
   /** A streamed reply that breaks off with the wire's in-stream error event after this many chunks. */
   streamError?: { afterChunks: number; status?: number; message?: string };
   headers?: Record<string, string>;

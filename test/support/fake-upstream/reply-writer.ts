@@ -55,6 +55,7 @@ export async function writeStream(
     if (!(await writeChunk(target, pacing, frame))) return;
     if (pacing.resetAfterChunks === index + 1) return target.destroySocket();
   }
+  if (pacing.resetAtEnd) return target.destroySocket();
   target.response.end();
 }
 

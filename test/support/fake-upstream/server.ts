@@ -250,6 +250,7 @@ async function answer(
     const { afterChunks, status = 500, message = 'fake upstream failed mid-stream' } = behaviour.streamError;
     frames = [...frames.slice(0, afterChunks), route.wire.streamErrorFrame({ status, message }, afterChunks)];
   }
+  if (behaviour.endAfterChunks !== undefined) frames = frames.slice(0, behaviour.endAfterChunks);
   return writeStream(target, wireReply.contentType, frames, behaviour, behaviour.headers);
 }
 

@@ -1,7 +1,7 @@
 import type { FakeUsage } from './behaviour.ts';
 import type { JsonRecord } from './json-fields.ts';
 
-export type FakeWireName = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini';
+export type FakeWireName = 'openai-chat' | 'openai-responses' | 'anthropic-messages' | 'gemini' | 'bedrock-converse';
 
 /** `json-array` is generate-content streaming without `alt=sse`: one JSON array, written element by element. */
 export type StreamMode = 'none' | 'sse' | 'json-array';

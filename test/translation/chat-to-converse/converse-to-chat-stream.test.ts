@@ -122,7 +122,7 @@ describe('createConverseToChatTransformer', () => {
     expect(payloads.at(-1)).toEqual({
       error: {
         message: 'Too many tokens, please wait before trying again.',
-        type: 'throttlingException',
+        type: 'rate_limit_error',
         code: 'throttlingException',
       },
     });

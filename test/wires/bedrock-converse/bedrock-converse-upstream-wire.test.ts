@@ -21,8 +21,11 @@ function build(upstreamModel: string, stream: boolean, outputCap?: number, extra
 }
 
 describe('the Converse upstream wire', () => {
-  it('is the wire module for bedrock-converse, which no client speaks as it is and no connection names alone', () => {
-    expect(upstreamWireFor('bedrock-converse')).toBe(wire);
+  it('is the wire module for bedrock-converse, which no client speaks as it is and no connection names alone', async () => {
+    // Loaded with the rest of Bedrock's code, which carries it (signing, framing) on a Bedrock connection.
+    const loaded = await upstreamWireFor('bedrock-converse');
+    expect(loaded.wire).toBe('bedrock-converse');
+    expect(loaded.parseEvent).toBe(wire.parseEvent);
     expect(clientWiresServedBy('bedrock-converse')).toEqual([]);
     expect(connectionWires).not.toContain('bedrock-converse');
   });

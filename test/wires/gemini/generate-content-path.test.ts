@@ -51,6 +51,27 @@ describe('the generate-content path', () => {
     expect(parse('/v1beta/models/models%2Fgoogle%2Fgemini-test:generateContent')).toEqual(expected);
   });
 
+  it("reads the stable API's /v1 paths as the /v1beta ones, in both forms and with colons in the id", () => {
+    expect(parse('/v1/models/google/gemini-test:generateContent')).toEqual({
+      model: 'google/gemini-test',
+      method: 'generateContent',
+    });
+    expect(parse('/v1/models/google%2Fgemini-test:streamGenerateContent')).toEqual({
+      model: 'google/gemini-test',
+      method: 'streamGenerateContent',
+    });
+    expect(parse('/v1/models/ollama/llama3:8b:countTokens')).toEqual({
+      model: 'ollama/llama3:8b',
+      method: 'countTokens',
+    });
+    expect(parse('/v1/lb2/google/gemini-test%3Aexp:generateContent')).toEqual({
+      model: 'lb2/google/gemini-test:exp',
+      method: 'generateContent',
+    });
+    expect(refusalOf('/v1/models/google/gemini-test:embedContent')).toEqual({ status: 404, code: 'unknown_route' });
+    expect(refusalOf('/v2/models/google/gemini-test:generateContent')).toEqual({ status: 404, code: 'unknown_route' });
+  });
+
   it('frames a stream as server-sent events with alt=sse, else as one JSON array; other alt values are refused', () => {
     const format = (query: string) =>
       streamResponseFormat({ innerPath: '/v1beta/m:x', query: new URLSearchParams(query) });

@@ -10,6 +10,7 @@ import { HoldersView } from './holders-view.tsx';
 import { KeysView } from './keys-view.tsx';
 import { MembersView } from './members-view.tsx';
 import { MyPage } from './my-page.tsx';
+import { SettingsView } from './settings-view.tsx';
 
 export interface Viewer {
   memberId: string;
@@ -29,6 +30,7 @@ const views = [
   { id: 'holders', title: 'Holders' },
   { id: 'audit', title: 'Audit log' },
   { id: 'alerts', title: 'Alerts' },
+  { id: 'settings', title: 'Settings' },
 ] as const;
 type ViewId = (typeof views)[number]['id'] | 'me';
 
@@ -147,6 +149,7 @@ export function App() {
         {view === 'holders' ? <HoldersView {...context} /> : null}
         {view === 'audit' ? <AuditView {...context} /> : null}
         {view === 'alerts' ? <AlertsView {...context} /> : null}
+        {view === 'settings' ? <SettingsView {...context} /> : null}
         {view === 'me' ? <MyPage {...context} /> : null}
       </main>
     </>

@@ -16,6 +16,8 @@ function describeFields(record: Record<string, unknown> | null): string {
 
 export function AuditView(context: ViewContext) {
   const [actor, setActor] = useState('');
+  // Typed text stays the field's own until Enter or leaving applies it (a list answering re-renders the filters).
+  const [actorDraft, setActorDraft] = useState('');
   const [action, setAction] = useState('');
   const filters = { actor, action };
   const list = usePagedList<AuditEntry>(context, '/audit', 'entries', filters);
@@ -44,7 +46,8 @@ export function AuditView(context: ViewContext) {
           <input
             id="audit-actor"
             type="search"
-            value={actor}
+            value={actorDraft}
+            onInput={(e) => setActorDraft(e.currentTarget.value)}
             onChange={(e) => setActor(e.currentTarget.value.trim())}
           />
         </div>

@@ -87,7 +87,10 @@ export function ConnectionsView(context: ViewContext) {
                   {connection.provider}
                   <small class="muted id-text">{connection.id}</small>
                 </th>
-                <td>{connection.wire}</td>
+                <td>
+                  {connection.wire}
+                  {connection.region ? <small class="muted id-text">{connection.region}</small> : null}
+                </td>
                 <td class="url-cell">{connection.baseUrl}</td>
                 <td>{connection.upstream}</td>
                 <td class="number" title={connection.models.join(', ')}>
@@ -198,21 +201,27 @@ function ConnectionForm(props: {
   const [upstream, setUpstream] = useState(props.connection?.upstream ?? 'lb');
   const [models, setModels] = useState((props.connection?.models ?? []).join(', '));
   const [privateNetwork, setPrivateNetwork] = useState(props.connection?.privateNetwork ?? false);
+  const [region, setRegion] = useState(props.connection?.region ?? '');
   const [apiKey, setApiKey] = useState('');
   const [error, setError] = useState<unknown>(null);
   const [conflict, setConflict] = useState<ConnectionRow | null>(null);
   const credential = props.context.signed.credential;
+  // Bedrock signs with the host's AWS identity: a region instead of a credential, the base URL defaulting to the
+  // region's runtime endpoint, and a Bedrock API key only for accounts that use them (docs/bedrock.md).
+  const bedrock = wire === 'bedrock';
 
   const save = async () => {
-    // An edit may leave the credential blank (keep the stored one); the schema needs one, so it checks a stand-in.
+    // An edit may leave the credential blank (keep the stored one): it is then left out, as a Bedrock connection's
+    // may be at creation; any other new connection sends what was typed, and an empty one is refused by the schema.
     const parsed = createConnectionBody.safeParse({
       provider,
       wire,
-      baseUrl,
+      ...(baseUrl.trim() === '' && bedrock ? {} : { baseUrl: baseUrl.trim() }),
+      ...(bedrock && !record ? { region: region.trim() } : {}),
       upstream,
       models: splitList(models),
       privateNetwork,
-      apiKey: record && apiKey === '' ? 'unchanged' : apiKey,
+      ...(apiKey === '' && (record || bedrock) ? {} : { apiKey }),
     });
     if (!parsed.success) return setError(new Error(describeProblem(parsed.error.issues)));
     try {
@@ -263,6 +272,15 @@ function ConnectionForm(props: {
                 ))}
               </select>
             </div>
+            {bedrock ? (
+              <Field
+                label="Region"
+                value={region}
+                onInput={setRegion}
+                required
+                hint="The AWS region requests are signed for, e.g. us-west-2."
+              />
+            ) : null}
             <Field label="Upstream prefix" value={upstream} onInput={setUpstream} />
             <div class="field field-check">
               <input
@@ -275,15 +293,35 @@ function ConnectionForm(props: {
             </div>
           </>
         )}
-        <Field label="Base URL" value={baseUrl} onInput={setBaseUrl} />
-        <Field label="Models" value={models} onInput={setModels} hint="Comma-separated. Blank: every model it lists." />
         <Field
-          label={record ? 'New credential' : 'Credential'}
+          label="Base URL"
+          value={baseUrl}
+          onInput={setBaseUrl}
+          {...(bedrock ? { hint: "Optional: blank is the region's runtime endpoint (or a VPC endpoint's URL)." } : {})}
+        />
+        <Field
+          label="Models"
+          value={models}
+          onInput={setModels}
+          hint={
+            bedrock
+              ? 'Comma-separated Bedrock model ids (Anthropic models, foundation or inference profile).'
+              : 'Comma-separated. Blank: every model it lists.'
+          }
+        />
+        <Field
+          label={record ? 'New credential' : bedrock ? 'Bedrock API key' : 'Credential'}
           type="password"
           value={apiKey}
           onInput={setApiKey}
           autoComplete="new-password"
-          hint={record ? 'Blank keeps the stored one. Never shown again.' : 'The provider API key. Never shown again.'}
+          hint={
+            record
+              ? 'Blank keeps the stored one. Never shown again.'
+              : bedrock
+                ? "Optional: blank signs each request as the gateway's own AWS identity. Never shown again."
+                : 'The provider API key. Never shown again.'
+          }
         />
         <ErrorMessage error={error} />
         {conflict ? (

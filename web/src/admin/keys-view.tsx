@@ -15,7 +15,7 @@ import {
   StateBadge,
   TableScroll,
 } from './ui.tsx';
-import { usePagedList } from './use-list.ts';
+import { usePagedList, useWholeList } from './use-list.ts';
 import type { ViewContext } from './view-context.ts';
 
 /** Expired is reported by the gateway; a key whose expiry passed since the list was read is shown so too. */
@@ -30,7 +30,8 @@ export function KeysView(props: ViewContext & { memberFilter: string | null }) {
   const [memberId, setMemberId] = useState(props.memberFilter ?? '');
   useEffect(() => setMemberId(props.memberFilter ?? ''), [props.memberFilter]);
   const list = usePagedList<KeyRow>(props, '/keys', 'keys', { name, state, memberId });
-  const members = usePagedList<MemberView>(props, '/members', 'members', {});
+  // The whole team, not a page of it: the "Keys of" and "Member" choices must offer every member.
+  const members = useWholeList<MemberView>(props, '/members', 'members');
   const memberName = (id: string) => members.items.find((member) => member.id === id)?.name ?? id;
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<KeyRow | null>(null);

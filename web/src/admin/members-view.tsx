@@ -153,6 +153,9 @@ export function ListFilters(props: {
   onState: (value: string) => void;
   states: string[];
 }) {
+  // What is typed is the field's own until Enter or leaving the field applies it: a list answering meanwhile
+  // re-renders the filters, and must not put back the value last applied over the text being typed.
+  const [draft, setDraft] = useState(props.name);
   return (
     <search class="list-filters">
       <div class="field">
@@ -160,7 +163,8 @@ export function ListFilters(props: {
         <input
           id="filter-name"
           type="search"
-          value={props.name}
+          value={draft}
+          onInput={(e) => setDraft(e.currentTarget.value)}
           onChange={(e) => props.onName(e.currentTarget.value)}
         />
       </div>

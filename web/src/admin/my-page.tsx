@@ -82,7 +82,7 @@ export function MyPage(context: ViewContext) {
         <h2>My keys</h2>
       </div>
       {me ? (
-        <p class="muted">
+        <p class="page-note">
           {formatInteger(live)} of at most {formatInteger(me.limits.maxLiveKeys)} live keys. They share your allowance.
         </p>
       ) : null}
