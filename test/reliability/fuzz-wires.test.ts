@@ -61,8 +61,24 @@ afterAll(async () => {
   await upstream?.close();
 });
 
+/**
+ * The bodies a route gets: the full count for the first route of each wire, a tenth for a later route of the same
+ * wire and function (Google's methods under `/v1/` as under `/v1beta/`): its bodies meet the same reader, which
+ * the first route's count already covers; what differs, the path, is covered as well by fewer.
+ */
+function bodiesFor(route: (typeof fuzzedRoutes)[number]): number {
+  const first = fuzzedRoutes.find(
+    (candidate) => candidate.wire === route.wire && candidate.functionId === route.functionId,
+  );
+  return first === route ? bodiesPerWire : Math.ceil(bodiesPerWire / 10);
+}
+
 /** Fuzzed requests to one route, its statuses spread over every stage and none answered with a 5xx or a bare error. */
-async function fuzzRoute(route: (typeof fuzzedRoutes)[number], wire: WireCase): Promise<void> {
+async function fuzzRoute(
+  route: (typeof fuzzedRoutes)[number],
+  wire: WireCase,
+  bodies = bodiesFor(route),
+): Promise<void> {
   upstream.reset();
   const requests = fc.sample(
     fuzzRequests(route, wire, {
@@ -70,7 +86,7 @@ async function fuzzRoute(route: (typeof fuzzedRoutes)[number], wire: WireCase): 
       admin: gateway.adminKey,
       prefixes: gateway.host.services.config.upstreamPrefixes,
     }),
-    { numRuns: bodiesPerWire, seed },
+    { numRuns: bodies, seed },
   );
   const violations: string[] = [];
   const statuses = new Map<number, number>();
@@ -89,8 +105,8 @@ async function fuzzRoute(route: (typeof fuzzedRoutes)[number], wire: WireCase): 
     }
   });
   // The spread of statuses shows the generator reached every stage, from the read stage to the upstream.
-  expect(statuses.get(200) ?? 0, JSON.stringify(Object.fromEntries(statuses))).toBeGreaterThan(bodiesPerWire / 20);
-  expect(violations.slice(0, 5), `${violations.length} of ${bodiesPerWire} requests (seed ${seed})`).toEqual([]);
+  expect(statuses.get(200) ?? 0, JSON.stringify(Object.fromEntries(statuses))).toBeGreaterThan(bodies / 20);
+  expect(violations.slice(0, 5), `${violations.length} of ${bodies} requests (seed ${seed})`).toEqual([]);
 }
 
 describe('fuzzing every wire route', () => {
