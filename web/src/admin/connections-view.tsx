@@ -5,7 +5,16 @@ import { formatDuration, formatInteger } from '../format.ts';
 import { adminPath, callJson, GatewayError } from './admin-client.ts';
 import type { ConnectionRow, ConnectionTestReport } from './admin-types.ts';
 import { ListFilters } from './members-view.tsx';
-import { ConfirmButton, Dialog, describeProblem, ErrorMessage, Field, StateBadge, TableScroll } from './ui.tsx';
+import {
+  ConfirmButton,
+  ConflictNotice,
+  Dialog,
+  describeProblem,
+  ErrorMessage,
+  Field,
+  StateBadge,
+  TableScroll,
+} from './ui.tsx';
 import { usePagedList } from './use-list.ts';
 import type { ViewContext } from './view-context.ts';
 
@@ -323,25 +332,20 @@ function ConnectionForm(props: {
                 : 'The provider API key. Never shown again.'
           }
         />
-        <ErrorMessage error={error} />
         {conflict ? (
-          <p class="conflict">
-            Someone changed this connection since you opened it.{' '}
-            <button
-              type="button"
-              class="button-quiet"
-              onClick={() => {
-                setRecord(conflict);
-                setBaseUrl(conflict.baseUrl);
-                setModels(conflict.models.join(', '));
-                setConflict(null);
-                setError(null);
-              }}
-            >
-              Reload their version
-            </button>
-          </p>
-        ) : null}
+          <ConflictNotice
+            subject="this connection"
+            onReload={() => {
+              setRecord(conflict);
+              setBaseUrl(conflict.baseUrl);
+              setModels(conflict.models.join(', '));
+              setConflict(null);
+              setError(null);
+            }}
+          />
+        ) : (
+          <ErrorMessage error={error} />
+        )}
         <div class="dialog-actions">
           <button type="submit" class="button-primary">
             {record ? 'Save' : 'Create connection'}

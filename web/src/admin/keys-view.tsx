@@ -7,6 +7,7 @@ import { ListFilters } from './members-view.tsx';
 import { PolicyFields, type PolicyText, policyFromText, policyText } from './policy-fields.tsx';
 import {
   ConfirmButton,
+  ConflictNotice,
   Dialog,
   describeProblem,
   ErrorMessage,
@@ -142,7 +143,7 @@ export function KeyTable(props: {
                 </th>
                 {props.memberName ? <td>{props.memberName(key.memberId)}</td> : null}
                 <td>
-                  <code>{key.keyPrefix}…</code>
+                  <code>{key.keyPrefix}</code>
                 </td>
                 <td>
                   <StateBadge state={state} />
@@ -269,26 +270,21 @@ function KeyForm(props: {
         <Field label="Expires" type="datetime-local" value={expires} onInput={setExpires} hint="Blank: never." />
         <PolicyFields value={policy} onChange={setPolicy} withDailyTokens={false} />
         <p class="muted">A key shares its member's daily allowance; its limits can only narrow the member's.</p>
-        <ErrorMessage error={error} />
         {conflict ? (
-          <p class="conflict">
-            Someone changed this key since you opened it.{' '}
-            <button
-              type="button"
-              class="button-quiet"
-              onClick={() => {
-                setRecord(conflict);
-                setName(conflict.name);
-                setExpires(toLocalInput(conflict.expiresAt));
-                setPolicy(policyText(conflict.policy));
-                setConflict(null);
-                setError(null);
-              }}
-            >
-              Reload their version
-            </button>
-          </p>
-        ) : null}
+          <ConflictNotice
+            subject="this key"
+            onReload={() => {
+              setRecord(conflict);
+              setName(conflict.name);
+              setExpires(toLocalInput(conflict.expiresAt));
+              setPolicy(policyText(conflict.policy));
+              setConflict(null);
+              setError(null);
+            }}
+          />
+        ) : (
+          <ErrorMessage error={error} />
+        )}
         <div class="dialog-actions">
           <button type="submit" class="button-primary">
             {record ? 'Save' : 'Create key'}

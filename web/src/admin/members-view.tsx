@@ -4,7 +4,16 @@ import { formatDateTime, formatInteger } from '../format.ts';
 import { adminPath, callJson, GatewayError } from './admin-client.ts';
 import type { MemberView } from './admin-types.ts';
 import { PolicyFields, type PolicyText, policyFromText, policyText } from './policy-fields.tsx';
-import { ConfirmButton, Dialog, describeProblem, ErrorMessage, Field, StateBadge, TableScroll } from './ui.tsx';
+import {
+  ConfirmButton,
+  ConflictNotice,
+  Dialog,
+  describeProblem,
+  ErrorMessage,
+  Field,
+  StateBadge,
+  TableScroll,
+} from './ui.tsx';
 import { usePagedList } from './use-list.ts';
 import type { ViewContext } from './view-context.ts';
 
@@ -246,15 +255,11 @@ function MemberForm(props: {
           </select>
         </div>
         <PolicyFields value={policy} onChange={setPolicy} withDailyTokens />
-        <ErrorMessage error={error} />
         {conflict ? (
-          <p class="conflict">
-            Someone changed this member since you opened it.{' '}
-            <button type="button" class="button-quiet" onClick={() => load(conflict)}>
-              Reload their version
-            </button>
-          </p>
-        ) : null}
+          <ConflictNotice subject="this member" onReload={() => load(conflict)} />
+        ) : (
+          <ErrorMessage error={error} />
+        )}
         <div class="dialog-actions">
           <button type="submit" class="button-primary">
             {record ? 'Save' : 'Create member'}

@@ -3,7 +3,7 @@ import { updateSettingsBody } from '../../../shared/admin/admin-schemas.ts';
 import { adminPath, callJson, GatewayError } from './admin-client.ts';
 import type { Policy } from './admin-types.ts';
 import { PolicyFields, type PolicyText, policyFromText, policyText } from './policy-fields.tsx';
-import { describeProblem, ErrorMessage } from './ui.tsx';
+import { ConflictNotice, describeProblem, ErrorMessage } from './ui.tsx';
 import type { ViewContext } from './view-context.ts';
 
 interface TeamSettings {
@@ -84,15 +84,11 @@ export function SettingsView(context: ViewContext) {
         <fieldset class="plain-fieldset" disabled={!settings}>
           <PolicyFields value={policy} onChange={setPolicy} withDailyTokens />
         </fieldset>
-        <ErrorMessage error={error} />
         {conflict ? (
-          <p class="conflict">
-            Someone changed the settings since you opened them.{' '}
-            <button type="button" class="button-quiet" onClick={() => show(conflict)}>
-              Reload their version
-            </button>
-          </p>
-        ) : null}
+          <ConflictNotice subject="the settings" onReload={() => show(conflict)} />
+        ) : (
+          <ErrorMessage error={error} />
+        )}
         <div class="dialog-actions">
           <button type="submit" class="button-primary" disabled={!settings}>
             Save defaults

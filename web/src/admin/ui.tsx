@@ -21,6 +21,21 @@ export function Dialog(props: { title: string; onClose: () => void; children: Co
   );
 }
 
+/**
+ * A save the gateway refused because someone else changed the record since the form read it (409
+ * `version_conflict`): said once, in an alert with the code, beside the way back to the record as now stored.
+ */
+export function ConflictNotice(props: { subject: string; onReload: () => void }) {
+  return (
+    <div class="conflict" role="alert">
+      <p>Someone changed {props.subject} since you opened it (version_conflict).</p>
+      <button type="button" class="button-quiet" onClick={props.onReload}>
+        Reload their version
+      </button>
+    </div>
+  );
+}
+
 /** The gateway's own message, with its code, in an alert (screen readers announce it). */
 export function ErrorMessage(props: { error: unknown }) {
   if (!props.error) return null;
