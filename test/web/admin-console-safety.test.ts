@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/test-gateway.ts';
 import { launchChromium } from './browser.ts';
 import { desktop } from './console-helpers.ts';
@@ -14,6 +14,7 @@ let browser: Browser;
 let gateway: TestGateway;
 let page: Page;
 const errors: string[] = [];
+const pageEvents: string[] = [];
 
 beforeAll(async () => {
   browser = await launchChromium();
@@ -33,6 +34,20 @@ beforeAll(async () => {
   });
   const context = await browser.newContext({ viewport: desktop });
   page = await context.newPage();
+  // What the page saw, printed only when a test fails: which keys reached which element, and when.
+  await page.addInitScript(`
+    for (const type of ['keydown', 'keyup', 'click', 'submit', 'cancel', 'close', 'focusin']) {
+      document.addEventListener(type, (event) => {
+        const key = event instanceof KeyboardEvent ? ' ' + event.key : '';
+        const target = event.target;
+        console.debug('page-event ' + performance.now().toFixed(0) + ' ' + type + key + ' <' + target?.tagName + '> ' +
+          (target?.textContent ?? '').slice(0, 24));
+      }, true);
+    }
+  `);
+  page.on('console', (message) => {
+    if (message.text().startsWith('page-event')) pageEvents.push(message.text());
+  });
   page.on('console', (message) => {
     if (message.type() === 'error') errors.push(message.text());
   });
@@ -89,41 +104,62 @@ describe('the admin console, safe by construction', () => {
   });
 
   it('is usable with the keyboard alone: a form opens, Escape closes it, focus returns', async () => {
+    onTestFailed(() => console.log(pageEvents.join('\n')));
     await openView('Members');
-    const create = page.getByRole('button', { name: 'Create member' });
-    await create.focus();
-    await page.keyboard.press('Enter');
     const dialog = page.getByRole('dialog');
-    await dialog.waitFor();
+    // Each step waits for the state it acts on and names what it found when it is not there, so a slow machine
+    // waits longer and a failure says which step went wrong (a key pressed on the wrong element would otherwise
+    // leave the test waiting for a dialog until its timeout).
+    // The focused element's label when it has one, else its text.
+    const focused = () =>
+      page.evaluate<string>(
+        'document.activeElement?.labels?.[0]?.textContent ?? document.activeElement?.textContent ?? ""',
+      );
+    // Read in one evaluation: a locator's own reads wait for the element, which is the race being watched.
+    const dialogState = () =>
+      page.evaluate<string>(`(() => {
+        const open = document.querySelector('dialog');
+        return open ? 'open: ' + open.innerText : 'closed';
+      })()`);
+    const stepTimeout = { timeout: 20_000 };
+
+    await page.getByRole('button', { name: 'Create member' }).focus();
+    await expect.poll(focused, stepTimeout).toBe('Create member');
+    await page.keyboard.press('Enter');
+    await dialog.waitFor(stepTimeout);
     // The dialog takes focus; typing goes into its first field, Tab moves through it.
+    await expect.poll(focused, stepTimeout).toBe('Name');
     await page.keyboard.type('Keyboard Kim');
     expect(await dialog.getByLabel('Name').inputValue()).toBe('Keyboard Kim');
     await page.keyboard.press('Escape');
-    await dialog.waitFor({ state: 'detached' });
-    expect(await page.evaluate<string>('document.activeElement?.textContent ?? ""')).toBe('Create member');
+    await expect.poll(dialogState, stepTimeout).toBe('closed');
+    await expect.poll(focused, stepTimeout).toBe('Create member');
 
     // Again, submitting with Enter from a field.
     await page.keyboard.press('Enter');
-    await dialog.waitFor();
+    await dialog.waitFor(stepTimeout);
+    await expect.poll(focused, stepTimeout).toBe('Name');
     await page.keyboard.type('Keyboard Kim');
+    expect(await dialog.getByLabel('Name').inputValue()).toBe('Keyboard Kim');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
     await page.keyboard.type('5000');
     expect(await dialog.getByLabel('Daily tokens').inputValue()).toBe('5000');
     await page.keyboard.press('Enter');
-    await dialog.waitFor({ state: 'detached' });
-    await page.getByRole('rowheader', { name: /^Keyboard Kim/ }).waitFor();
+    await expect.poll(dialogState, stepTimeout).toBe('closed');
+    await page.getByRole('rowheader', { name: /^Keyboard Kim/ }).waitFor(stepTimeout);
 
     // A destructive action asks first; Escape cancels it and nothing changes.
     const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: /^Keyboard Kim/ }) });
     await row.getByRole('button', { name: 'Disable' }).focus();
+    await expect.poll(focused, stepTimeout).toBe('Disable');
     await page.keyboard.press('Enter');
-    await dialog.waitFor();
+    await dialog.waitFor(stepTimeout);
     expect(await dialog.textContent()).toContain('Disable Keyboard Kim?');
     await page.keyboard.press('Escape');
-    await dialog.waitFor({ state: 'detached' });
+    await expect.poll(dialogState, stepTimeout).toBe('closed');
     expect(await row.locator('.state-badge').textContent()).toBe('active');
-  });
+  }, 90_000);
 });
 
 /**
