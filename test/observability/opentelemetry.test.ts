@@ -270,9 +270,11 @@ describe('metrics', () => {
         attributes: { 'gateway.accounting.source': 'measured', 'gateway.request.state': 'completed' },
       }),
     );
-    // Everything admitted has settled: nothing is left reserved.
+    // Everything admitted has settled: nothing is left reserved, under any attribute set (a reservation is released
+    // under the set it was taken under, not one that a later-known upstream address changed).
     const outstanding = metric('gateway.reservations.outstanding');
-    expect(outstanding?.points.reduce((sum, point) => sum + point.value, 0)).toBe(0);
+    expect(outstanding?.points.length).toBeGreaterThan(0);
+    expect(outstanding?.points.map((point) => point.value)).toEqual(outstanding?.points.map(() => 0));
     // Metrics carry no member, key or request ids.
     const everyAttribute = receiver
       .metrics()

@@ -1,24 +1,22 @@
 import {
   type Attributes,
   type Context,
-  type Counter,
   context,
-  type Histogram,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
   SpanStatusCode,
   trace,
-  type UpDownCounter,
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { TelemetrySettings } from '../../config/telemetry-config.ts';
 import type { RequestTrace, RoutedRequest, SettledRequest, TelemetryPort } from '../request-trace.ts';
+import { GatewayMetrics, type MetricSet } from './gateway-metrics.ts';
 import { createOtlpExporters } from './otlp-exporters.ts';
 import { createSampler } from './sampler.ts';
-import { gatewayAttributes, gatewayMetricNames, genAiAttributes, genAiMetricNames } from './semantic-names.ts';
+import { gatewayAttributes, genAiAttributes } from './semantic-names.ts';
 
 const propagator = new W3CTraceContextPropagator();
 const headerGetter = {
@@ -31,14 +29,12 @@ const headerSetter = {
   },
 };
 
-interface Instruments {
-  tokenUsage: Histogram;
-  operationDuration: Histogram;
-  timeToFirstChunk: Histogram;
-  refusals: Counter;
-  reservationsOutstanding: UpDownCounter;
-  settlements: Counter;
+/** Where an upstream URL points, parsed once per URL (a connection's few endpoints), for the client span. */
+interface UpstreamAddress {
+  hostname: string;
+  port: number;
 }
+const maxCachedAddresses = 1024;
 
 /**
  * The telemetry port on the OpenTelemetry SDK: a server span per request and a client span per upstream call in the
@@ -67,44 +63,24 @@ export function createOtelTelemetry(settings: TelemetrySettings, version: string
   });
   const tracer = tracerProvider.getTracer('model-gateway', version);
   const meter = meterProvider.getMeter('model-gateway', version);
-  const instruments: Instruments = {
-    tokenUsage: meter.createHistogram(genAiMetricNames.tokenUsage, {
-      unit: '{token}',
-      description: 'Number of input and output tokens used.',
-      advice: {
-        explicitBucketBoundaries: [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216],
-      },
-    }),
-    operationDuration: meter.createHistogram(genAiMetricNames.operationDuration, {
-      unit: 's',
-      description: 'GenAI operation duration.',
-      advice: {
-        explicitBucketBoundaries: [
-          0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92,
-        ],
-      },
-    }),
-    timeToFirstChunk: meter.createHistogram(genAiMetricNames.timeToFirstChunk, {
-      unit: 's',
-      description: 'Time from the request to the first chunk of a streamed answer.',
-      advice: { explicitBucketBoundaries: [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24] },
-    }),
-    refusals: meter.createCounter(gatewayMetricNames.refusals, {
-      description: 'Requests refused before dispatch, by the gateway code.',
-    }),
-    reservationsOutstanding: meter.createUpDownCounter(gatewayMetricNames.reservationsOutstanding, {
-      unit: '{token}',
-      description: 'Tokens reserved by admitted requests that have not settled yet.',
-    }),
-    settlements: meter.createCounter(gatewayMetricNames.settlements, {
-      description: 'Settled requests, by accounting source and state.',
-    }),
+  const metrics = new GatewayMetrics(meter);
+  const addresses = new Map<string, UpstreamAddress>();
+  const addressOf = (url: string): UpstreamAddress => {
+    const cached = addresses.get(url);
+    if (cached) return cached;
+    const parsed = new URL(url);
+    const address = {
+      hostname: parsed.hostname,
+      port: parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port),
+    };
+    if (addresses.size < maxCachedAddresses) addresses.set(url, address);
+    return address;
   };
 
   return {
     startRequest(start) {
       const parent = propagator.extract(ROOT_CONTEXT, start.headers, headerGetter);
-      return new OtelRequestTrace(tracer, instruments, parent, start.clientWire, settings.propagateUpstream);
+      return new OtelRequestTrace(tracer, metrics, addressOf, parent, start.clientWire, settings.propagateUpstream);
     },
     async flush() {
       await Promise.all([tracerProvider.forceFlush(), meterProvider.forceFlush()]);
@@ -122,12 +98,16 @@ class OtelRequestTrace implements RequestTrace {
   #upstreamStarted = 0;
   #routed: RoutedRequest | undefined;
   #reservation = 0;
+  /** The set the reservation was counted under (before the upstream's address was known). */
+  #reservedSet: MetricSet | undefined;
   #serverAddress: string | undefined;
+  #metricSet: MetricSet | undefined;
   #ended = false;
 
   constructor(
     private readonly tracer: ReturnType<TracerProvider['getTracer']>,
-    private readonly instruments: Instruments,
+    private readonly metrics: GatewayMetrics,
+    private readonly addressOf: (url: string) => UpstreamAddress,
     parent: Context,
     clientWire: string,
     private readonly propagateUpstream: boolean,
@@ -142,39 +122,42 @@ class OtelRequestTrace implements RequestTrace {
 
   routed(request: RoutedRequest): void {
     this.#routed = request;
-    this.#server.updateName(`${request.operation} ${request.requestModel}`);
-    this.#server.setAttributes({
-      ...this.#requestAttributes(),
-      [genAiAttributes.requestMaxTokens]: request.maxTokens,
-      [gatewayAttributes.requestId]: request.requestId,
-      [gatewayAttributes.memberId]: request.memberId,
-      [gatewayAttributes.keyId]: request.keyId,
-      [gatewayAttributes.stream]: request.stream,
-    });
+    this.#metricSet = undefined;
+    const span = this.#server;
+    span.updateName(`${request.operation} ${request.requestModel}`);
+    span.setAttribute(genAiAttributes.operationName, request.operation);
+    span.setAttribute(genAiAttributes.providerName, request.provider);
+    span.setAttribute(genAiAttributes.requestModel, request.requestModel);
+    span.setAttribute(genAiAttributes.requestMaxTokens, request.maxTokens);
+    span.setAttribute(gatewayAttributes.requestId, request.requestId);
+    span.setAttribute(gatewayAttributes.memberId, request.memberId);
+    span.setAttribute(gatewayAttributes.keyId, request.keyId);
+    span.setAttribute(gatewayAttributes.stream, request.stream);
   }
 
   admitted(reservation: number): void {
     this.#reservation = reservation;
     this.#server.setAttribute(gatewayAttributes.reservation, reservation);
-    this.instruments.reservationsOutstanding.add(reservation, this.#metricAttributes());
+    this.#reservedSet = this.#metrics();
+    this.metrics.reserved(this.#reservedSet, reservation);
   }
 
   upstreamStarting(target: { url: string }): Record<string, string> {
-    const url = new URL(target.url);
-    this.#serverAddress = url.hostname;
-    const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+    const { hostname, port } = this.addressOf(target.url);
+    this.#serverAddress = hostname;
+    this.#metricSet = undefined;
     this.#upstreamStarted = performance.now();
+    const routed = this.#routed;
+    const attributes: Attributes = { [genAiAttributes.serverAddress]: hostname, [genAiAttributes.serverPort]: port };
+    if (routed) {
+      attributes[genAiAttributes.operationName] = routed.operation;
+      attributes[genAiAttributes.providerName] = routed.provider;
+      attributes[genAiAttributes.requestModel] = routed.requestModel;
+      attributes[genAiAttributes.requestMaxTokens] = routed.maxTokens;
+    }
     this.#upstream = this.tracer.startSpan(
-      this.#routed ? `${this.#routed.operation} ${this.#routed.requestModel}` : 'upstream',
-      {
-        kind: SpanKind.CLIENT,
-        attributes: {
-          ...this.#requestAttributes(),
-          [genAiAttributes.requestMaxTokens]: this.#routed?.maxTokens,
-          [genAiAttributes.serverAddress]: url.hostname,
-          [genAiAttributes.serverPort]: port,
-        },
-      },
+      routed ? `${routed.operation} ${routed.requestModel}` : 'upstream',
+      { kind: SpanKind.CLIENT, attributes },
       trace.setSpan(context.active(), this.#server),
     );
     if (!this.propagateUpstream) return {};
@@ -189,21 +172,16 @@ class OtelRequestTrace implements RequestTrace {
 
   firstChunk(): void {
     if (!this.#upstreamStarted) return;
-    this.instruments.timeToFirstChunk.record(
-      (performance.now() - this.#upstreamStarted) / 1000,
-      this.#metricAttributes(),
-    );
+    this.metrics.firstChunk(this.#metrics(), (performance.now() - this.#upstreamStarted) / 1000);
   }
 
   refused(failure: { status: number; code: string }): void {
     if (this.#ended) return;
     this.#ended = true;
-    this.instruments.refusals.add(1, { [gatewayAttributes.refusalCode]: failure.code });
-    this.#server.setAttributes({
-      [genAiAttributes.errorType]: failure.code,
-      [gatewayAttributes.refusalCode]: failure.code,
-      [genAiAttributes.httpStatus]: failure.status,
-    });
+    this.metrics.refused(failure.code);
+    this.#server.setAttribute(genAiAttributes.errorType, failure.code);
+    this.#server.setAttribute(gatewayAttributes.refusalCode, failure.code);
+    this.#server.setAttribute(genAiAttributes.httpStatus, failure.status);
     this.#server.setStatus({ code: SpanStatusCode.ERROR, message: failure.code });
     this.#upstream?.end();
     this.#server.end();
@@ -212,67 +190,49 @@ class OtelRequestTrace implements RequestTrace {
   settled(settled: SettledRequest): void {
     if (this.#ended) return;
     this.#ended = true;
-    const usage: Attributes = {
-      [genAiAttributes.responseModel]: settled.responseModel,
-      [genAiAttributes.inputTokens]: settled.inputTokens ?? undefined,
-      [genAiAttributes.outputTokens]: settled.outputTokens ?? undefined,
-      [genAiAttributes.cacheReadInputTokens]: settled.cachedInputTokens ?? undefined,
-      [genAiAttributes.finishReasons]: settled.finishReasons.length > 0 ? [...settled.finishReasons] : undefined,
-    };
     const failed = settled.errorCode !== undefined || settled.state !== 'completed';
     const errorType = failed ? (settled.errorCode ?? String(settled.status)) : undefined;
     if (this.#upstream) {
-      this.#upstream.setAttributes({ ...usage, [genAiAttributes.errorType]: errorType });
+      setUsage(this.#upstream, settled, errorType);
       if (failed) this.#upstream.setStatus({ code: SpanStatusCode.ERROR, message: errorType });
       this.#upstream.end();
     }
-    this.#server.setAttributes({
-      ...usage,
-      [genAiAttributes.httpStatus]: settled.status,
-      [genAiAttributes.errorType]: errorType,
-      [gatewayAttributes.charge]: settled.charge,
-      [gatewayAttributes.accountingSource]: settled.accountingSource,
-      [gatewayAttributes.state]: settled.state,
-    });
-    if (failed) this.#server.setStatus({ code: SpanStatusCode.ERROR, message: errorType });
-    this.#server.end();
+    const server = this.#server;
+    setUsage(server, settled, errorType);
+    server.setAttribute(genAiAttributes.httpStatus, settled.status);
+    server.setAttribute(gatewayAttributes.charge, settled.charge);
+    server.setAttribute(gatewayAttributes.accountingSource, settled.accountingSource);
+    server.setAttribute(gatewayAttributes.state, settled.state);
+    if (failed) server.setStatus({ code: SpanStatusCode.ERROR, message: errorType });
+    server.end();
 
-    const attributes = { ...this.#metricAttributes(), [genAiAttributes.responseModel]: settled.responseModel };
-    this.instruments.operationDuration.record((performance.now() - this.#started) / 1000, {
-      ...attributes,
-      ...(errorType === undefined ? {} : { [genAiAttributes.errorType]: errorType }),
-    });
-    if (settled.inputTokens !== null) {
-      this.instruments.tokenUsage.record(settled.inputTokens, { ...attributes, [genAiAttributes.tokenType]: 'input' });
-    }
-    if (settled.outputTokens !== null) {
-      this.instruments.tokenUsage.record(settled.outputTokens, {
-        ...attributes,
-        [genAiAttributes.tokenType]: 'output',
-      });
-    }
-    this.instruments.reservationsOutstanding.add(-this.#reservation, this.#metricAttributes());
-    this.instruments.settlements.add(1, {
-      [gatewayAttributes.accountingSource]: settled.accountingSource,
-      [gatewayAttributes.state]: settled.state,
+    if (this.#reservedSet) this.metrics.released(this.#reservedSet, this.#reservation);
+    this.metrics.ended(this.#metrics(), {
+      seconds: (performance.now() - this.#started) / 1000,
+      responseModel: settled.responseModel,
+      errorType,
+      inputTokens: settled.inputTokens,
+      outputTokens: settled.outputTokens,
+      accountingSource: settled.accountingSource,
+      state: settled.state,
     });
   }
 
-  #requestAttributes(): Attributes {
-    const routed = this.#routed;
-    if (!routed) return {};
-    return {
-      [genAiAttributes.operationName]: routed.operation,
-      [genAiAttributes.providerName]: routed.provider,
-      [genAiAttributes.requestModel]: routed.requestModel,
-    };
+  /** The request's metric set as now known, built once per change (routing, then the upstream's address). */
+  #metrics(): MetricSet {
+    this.#metricSet ??= this.metrics.requestSet(this.#routed, this.#serverAddress);
+    return this.#metricSet;
   }
+}
 
-  /** Low-cardinality attributes only: metrics never carry member, key or request ids. */
-  #metricAttributes(): Attributes {
-    return {
-      ...this.#requestAttributes(),
-      ...(this.#serverAddress === undefined ? {} : { [genAiAttributes.serverAddress]: this.#serverAddress }),
-    };
+/** The answer's model, tokens and finish reasons on a span, and the error type when the request failed. */
+function setUsage(span: Span, settled: SettledRequest, errorType: string | undefined): void {
+  if (settled.responseModel !== undefined) span.setAttribute(genAiAttributes.responseModel, settled.responseModel);
+  if (settled.inputTokens !== null) span.setAttribute(genAiAttributes.inputTokens, settled.inputTokens);
+  if (settled.outputTokens !== null) span.setAttribute(genAiAttributes.outputTokens, settled.outputTokens);
+  if (settled.cachedInputTokens !== null) {
+    span.setAttribute(genAiAttributes.cacheReadInputTokens, settled.cachedInputTokens);
   }
+  if (settled.finishReasons.length > 0) span.setAttribute(genAiAttributes.finishReasons, [...settled.finishReasons]);
+  if (errorType !== undefined) span.setAttribute(genAiAttributes.errorType, errorType);
 }
