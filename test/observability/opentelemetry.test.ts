@@ -196,6 +196,11 @@ describe('refused and failed requests', () => {
       expect(span.status.code).toBe(2);
     }
     expect(client.attributes['http.response.status_code']).toBe(500);
+    // The duration of the failed operation carries its error.type; a completed one's carries none.
+    const durations = receiver.metrics().find((metric) => metric.name === 'gen_ai.client.operation.duration');
+    const errorTypes = durations?.points.map((point) => point.attributes['error.type']);
+    expect(errorTypes).toContain(server.attributes['error.type']);
+    expect(errorTypes).toContain(undefined);
   });
 });
 
