@@ -64,6 +64,19 @@ async function openView(name: string): Promise<void> {
   await page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
 }
 
+// The focused element's label when it has one, else its text.
+const focused = () =>
+  page.evaluate<string>(
+    'document.activeElement?.labels?.[0]?.textContent ?? document.activeElement?.textContent ?? ""',
+  );
+// Read in one evaluation: a locator's own reads wait for the element, which is the race being watched.
+const dialogState = () =>
+  page.evaluate<string>(`(() => {
+    const open = document.querySelector('dialog');
+    return open ? 'open: ' + open.innerText : 'closed';
+  })()`);
+const stepTimeout = { timeout: 20_000 };
+
 describe('the admin console, safe by construction', () => {
   it('is served with the strict CSP, never framed, and keeps the key out of the address', async () => {
     const response = await fetch(`${gateway.url}/app/admin`);
@@ -110,18 +123,6 @@ describe('the admin console, safe by construction', () => {
     // Each step waits for the state it acts on and names what it found when it is not there, so a slow machine
     // waits longer and a failure says which step went wrong (a key pressed on the wrong element would otherwise
     // leave the test waiting for a dialog until its timeout).
-    // The focused element's label when it has one, else its text.
-    const focused = () =>
-      page.evaluate<string>(
-        'document.activeElement?.labels?.[0]?.textContent ?? document.activeElement?.textContent ?? ""',
-      );
-    // Read in one evaluation: a locator's own reads wait for the element, which is the race being watched.
-    const dialogState = () =>
-      page.evaluate<string>(`(() => {
-        const open = document.querySelector('dialog');
-        return open ? 'open: ' + open.innerText : 'closed';
-      })()`);
-    const stepTimeout = { timeout: 20_000 };
 
     await page.getByRole('button', { name: 'Create member' }).focus();
     await expect.poll(focused, stepTimeout).toBe('Create member');
@@ -160,6 +161,34 @@ describe('the admin console, safe by construction', () => {
     await expect.poll(dialogState, stepTimeout).toBe('closed');
     expect(await row.locator('.state-badge').textContent()).toBe('active');
   }, 90_000);
+
+  it('takes a form down at Escape, not at the close event the browser sends after it', async () => {
+    onTestFailed(() => console.log(pageEvents.join('\n')));
+    await openView('Members');
+    const dialog = page.getByRole('dialog');
+    // Every dialog's close event held back, as a busy browser may deliver it after the next key: the form must be
+    // gone at Escape all the same, and the next Enter must open one that stays open.
+    await page.evaluate(`(() => {
+      window.__holdClose = (event) => event.stopImmediatePropagation();
+      document.addEventListener('close', window.__holdClose, true);
+    })()`);
+    try {
+      await page.getByRole('button', { name: 'Create member' }).focus();
+      await page.keyboard.press('Enter');
+      await dialog.waitFor(stepTimeout);
+      await expect.poll(focused, stepTimeout).toBe('Name');
+      await page.keyboard.press('Escape');
+      await expect.poll(dialogState, stepTimeout).toBe('closed');
+      await expect.poll(focused, stepTimeout).toBe('Create member');
+      await page.keyboard.press('Enter');
+      await dialog.waitFor(stepTimeout);
+      expect(await dialogState()).toMatch(/^open: Create member/);
+      await page.keyboard.press('Escape');
+      await expect.poll(dialogState, stepTimeout).toBe('closed');
+    } finally {
+      await page.evaluate(`document.removeEventListener('close', window.__holdClose, true)`);
+    }
+  });
 });
 
 /**

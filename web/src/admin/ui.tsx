@@ -5,16 +5,42 @@ import { GatewayError } from './admin-client.ts';
 /**
  * A modal dialog on the browser's own <dialog>: it traps focus, closes on Escape and returns focus to the control
  * that opened it, with no code of ours for any of that.
+ *
+ * Its closing is reported once, as soon as it is known: on Escape, from the `cancel` event, which the browser fires
+ * at once (the `close` event comes later, in a task of its own); the dialog is closed there first, which returns
+ * focus to the opener. Otherwise a quick Escape then Enter on the control
+ * that opened it reopened the form and the late `close` then shut it again; and a `close` reaching a dialog already
+ * taken down (saved, or cancelled with the button) is not reported at all.
  */
 export function Dialog(props: { title: string; onClose: () => void; children: ComponentChildren }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const reported = useRef(false);
+  const report = () => {
+    if (reported.current) return;
+    reported.current = true;
+    props.onClose();
+  };
   useEffect(() => {
     const dialog = ref.current;
     if (dialog && !dialog.open) dialog.showModal();
-    return () => dialog?.close();
+    return () => {
+      reported.current = true;
+      dialog?.close();
+    };
   }, []);
   return (
-    <dialog ref={ref} class="dialog" aria-label={props.title} onClose={props.onClose}>
+    <dialog
+      ref={ref}
+      class="dialog"
+      aria-label={props.title}
+      onCancel={(event) => {
+        // Closed here and now, so the browser puts focus back on the opener before the form is taken down.
+        event.preventDefault();
+        event.currentTarget.close();
+        report();
+      }}
+      onClose={report}
+    >
       <h2 class="dialog-title">{props.title}</h2>
       {props.children}
     </dialog>
