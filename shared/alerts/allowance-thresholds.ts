@@ -10,14 +10,3 @@ export function reachedThresholds(charged: number, dailyTokens: number, threshol
   if (dailyTokens <= 0) return [];
   return thresholds.filter((share) => charged >= Math.ceil(share * dailyTokens));
 }
-
-/** The charged tokens of a day: the day's count minus what open leases still hold reserved in it. */
-export function chargedTokens(
-  dayTokens: number,
-  leases: Iterable<{ day: string; reserved: number }>,
-  day: string,
-): number {
-  let reserved = 0;
-  for (const lease of leases) if (lease.day === day) reserved += lease.reserved;
-  return Math.max(0, dayTokens - reserved);
-}

@@ -1,8 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { alertId } from '../../shared/alerts/alert-event.ts';
-import { chargedTokens, reachedThresholds } from '../../shared/alerts/allowance-thresholds.ts';
+import { reachedThresholds } from '../../shared/alerts/allowance-thresholds.ts';
 import { webhookBody, webhookSignature } from '../../shared/alerts/webhook-sink.ts';
+import { type AdmissionItem, dayTokens, encodeLease } from '../../shared/store/dynamodb/admission-item.ts';
 
 describe('allowance thresholds', () => {
   it('are reached at the share of the allowance, rounded up to whole tokens', () => {
@@ -17,12 +18,19 @@ describe('allowance thresholds', () => {
   });
 
   it('count what is charged, not what open requests still hold reserved', () => {
-    const leases = [
-      { day: '2026-11-21', reserved: 300 },
-      { day: '2026-11-20', reserved: 999 },
-    ];
-    expect(chargedTokens(1000, leases, '2026-11-21')).toBe(700);
-    expect(chargedTokens(100, leases, '2026-11-21')).toBe(0);
+    // The rule as the DynamoDB store applies it to a member's admission item (SQLite's is in its SQL; the store
+    // contract holds both engines' `chargedToday` to it).
+    const lease = (day: string, reserved: number) => {
+      const admittedAt = Date.parse(`${day}T10:00:00Z`);
+      return encodeLease({ slot: 'a', admittedAt, expiresAt: admittedAt + 60_000, reserved });
+    };
+    const item = (dayCount: number) =>
+      ({
+        t: { '2026-11-21': dayCount },
+        l: { req_1: lease('2026-11-21', 300), req_2: lease('2026-11-20', 999) },
+      }) as unknown as AdmissionItem;
+    expect(dayTokens(item(1000), '2026-11-21').used).toBe(700);
+    expect(dayTokens(item(100), '2026-11-21').used).toBe(0);
   });
 });
 

@@ -80,6 +80,19 @@ export function decodeLease(value: string): CompactLease {
   };
 }
 
+/**
+ * A member's tokens of a UTC day from its admission item (`MemberToday`): `reserved`, what the leases admitted that
+ * day still hold, and `used`, the charged tokens: the day's count less that reservation.
+ */
+export function dayTokens(item: AdmissionItem | undefined, day: string): { used: number; reserved: number } {
+  let reserved = 0;
+  for (const value of Object.values(item?.l ?? {})) {
+    const lease = decodeLease(value);
+    if (new Date(lease.admittedAt).toISOString().slice(0, 10) === day) reserved += lease.reserved;
+  }
+  return { used: Math.max(0, (item?.t?.[day] ?? 0) - reserved), reserved };
+}
+
 /** A lease as the domain sees it. */
 export function toLease(compact: CompactLease, keyId: string): Lease {
   const startedAt = new Date(compact.admittedAt).toISOString();

@@ -8,7 +8,7 @@ import {
   type AdmissionItem,
   admissionKey,
   compactMinute,
-  decodeLease,
+  dayTokens,
   encodeLease,
   isoMinute,
   keyMinuteName,
@@ -288,13 +288,7 @@ export function dynamoAdmission(tables: DynamoTables): AdmissionStore {
     /** One consistent read of the admission item, which holds the day's count and the leases in flight. */
     async chargedToday(memberId, day) {
       const item = await getControlItem<AdmissionItem>(tables, admissionKey(memberId).pk, true);
-      if (!item) return undefined;
-      let reserved = 0;
-      for (const value of Object.values(item.l ?? {})) {
-        const lease = decodeLease(value);
-        if (new Date(lease.admittedAt).toISOString().slice(0, 10) === day) reserved += lease.reserved;
-      }
-      return Math.max(0, (item.t?.[day] ?? 0) - reserved);
+      return item ? dayTokens(item, day).used : undefined;
     },
 
     async account(memberId) {

@@ -3,7 +3,7 @@ import type { KeyView, MemberProfile } from '../control-items.ts';
 import { toKeyView, toMemberProfile } from '../control-items.ts';
 import { StoreCursorError } from '../store-errors.ts';
 import type { KeyPageQuery, MemberPageQuery, MemberToday } from '../store-port.ts';
-import { type AdmissionItem, admissionKey, decodeLease } from './admission-item.ts';
+import { type AdmissionItem, admissionKey, dayTokens } from './admission-item.ts';
 import { type KeyItem, keyKey, type MemberItem, memberKey, toKeyRecord } from './control-item-shapes.ts';
 import { getControlItems } from './control-reads.ts';
 import type { DynamoTables } from './dynamo-tables.ts';
@@ -162,19 +162,14 @@ export async function membersTodayOnDynamo(
   for (const memberId of memberIds) {
     const admission = byPk.get(admissionKey(memberId).pk) as AdmissionItem | undefined;
     if (!admission && !byPk.has(memberKey(memberId).pk)) continue;
-    let reserved = 0;
-    for (const value of Object.values(admission?.l ?? {})) {
-      const lease = decodeLease(value);
-      if (new Date(lease.admittedAt).toISOString().slice(0, 10) === day) reserved += lease.reserved;
-    }
-    const total = admission?.t?.[day] ?? 0;
+    const { used, reserved } = dayTokens(admission, day);
     const liveKeys = keys.filter(
       (key) =>
         key.memberId === memberId &&
         key.state === 'active' &&
         (key.expiresAt === null || Date.parse(key.expiresAt) > now.getTime()),
     ).length;
-    today.set(memberId, { used: Math.max(0, total - reserved), reserved, liveKeys });
+    today.set(memberId, { used, reserved, liveKeys });
   }
   return today;
 }
