@@ -1,4 +1,5 @@
 import type { Attributes, Counter, Histogram, Meter } from '@opentelemetry/api';
+import { remembered } from '../../cache/remembered.ts';
 import type { RoutedRequest } from '../request-trace.ts';
 import { gatewayAttributes, gatewayMetricNames, genAiAttributes, genAiMetricNames } from './semantic-names.ts';
 
@@ -10,14 +11,15 @@ import { gatewayAttributes, gatewayMetricNames, genAiAttributes, genAiMetricName
 export interface MetricSet {
   readonly key: string;
   readonly attributes: Attributes;
-  readonly byResponseModel: Map<string | undefined, ResponseSets>;
+  /** The sets with the answer's model ('' when the answer named none). */
+  readonly withResponseModel: (responseModel: string) => ResponseSets;
 }
 
 interface ResponseSets {
   readonly completed: Attributes;
   readonly input: Attributes;
   readonly output: Attributes;
-  readonly byErrorType: Map<string, Attributes>;
+  readonly withErrorType: (errorType: string) => Attributes;
 }
 
 export interface RequestEndMetrics {
@@ -30,8 +32,10 @@ export interface RequestEndMetrics {
   state: string;
 }
 
-/** Attribute sets beyond this many are not kept for reuse (they are still recorded): a bound on the caches. */
-const maxCachedSets = 4096;
+/** How many attribute sets of each kind are remembered (`remembered` forgets them all past it: a bound, not a limit). */
+const rememberedSets = 1_000;
+/** Separates the parts of a request set's key: no operation, provider, model or host name holds it. */
+const separator = '\u0000';
 
 /**
  * The GenAI client metrics and the gateway's own, as few SDK calls per request as the data allows. The SDK hashes
@@ -48,8 +52,8 @@ export class GatewayMetrics {
   readonly #operationDuration: Histogram;
   readonly #timeToFirstChunk: Histogram;
   readonly #refusals: Counter;
-  readonly #sets = new Map<string, MetricSet>();
-  readonly #refusalSets = new Map<string, Attributes>();
+  readonly #requestSets = remembered(requestSetOf, rememberedSets);
+  readonly #refusalSets = remembered((code): Attributes => ({ [gatewayAttributes.refusalCode]: code }), rememberedSets);
   /** Tokens reserved and not yet settled, by the request's set. */
   readonly #outstanding = new Map<string, { attributes: Attributes; tokens: number }>();
   /** Settlements since start, by accounting source and state. */
@@ -99,21 +103,11 @@ export class GatewayMetrics {
 
   /** The set of a routed request, with the upstream's address once it is known. */
   requestSet(routed: RoutedRequest | undefined, serverAddress: string | undefined): MetricSet {
-    const key = routed
-      ? `${routed.operation}\n${routed.provider}\n${routed.requestModel}\n${serverAddress ?? ''}`
-      : `\n\n\n${serverAddress ?? ''}`;
-    const cached = this.#sets.get(key);
-    if (cached) return cached;
-    const attributes: Attributes = {};
-    if (routed) {
-      attributes[genAiAttributes.operationName] = routed.operation;
-      attributes[genAiAttributes.providerName] = routed.provider;
-      attributes[genAiAttributes.requestModel] = routed.requestModel;
-    }
-    if (serverAddress !== undefined) attributes[genAiAttributes.serverAddress] = serverAddress;
-    const set: MetricSet = { key, attributes, byResponseModel: new Map() };
-    if (this.#sets.size < maxCachedSets) this.#sets.set(key, set);
-    return set;
+    return this.#requestSets(
+      [routed?.operation, routed?.provider, routed?.requestModel, serverAddress]
+        .map((part) => part ?? '')
+        .join(separator),
+    );
   }
 
   reserved(set: MetricSet, tokens: number): void {
@@ -132,19 +126,14 @@ export class GatewayMetrics {
   }
 
   refused(code: string): void {
-    let attributes = this.#refusalSets.get(code);
-    if (!attributes) {
-      attributes = { [gatewayAttributes.refusalCode]: code };
-      if (this.#refusalSets.size < maxCachedSets) this.#refusalSets.set(code, attributes);
-    }
-    this.#refusals.add(1, attributes);
+    this.#refusals.add(1, this.#refusalSets(code));
   }
 
   ended(set: MetricSet, end: RequestEndMetrics): void {
-    const sets = responseSets(set, end.responseModel);
+    const sets = set.withResponseModel(end.responseModel ?? '');
     this.#operationDuration.record(
       end.seconds,
-      end.errorType === undefined ? sets.completed : errorSet(sets, end.errorType),
+      end.errorType === undefined ? sets.completed : sets.withErrorType(end.errorType),
     );
     if (end.inputTokens !== null) this.#tokenUsage.record(end.inputTokens, sets.input);
     if (end.outputTokens !== null) this.#tokenUsage.record(end.outputTokens, sets.output);
@@ -163,27 +152,32 @@ export class GatewayMetrics {
   }
 }
 
-/** The sets of a request set with the answer's model: for the duration, and for each token type. */
-function responseSets(set: MetricSet, responseModel: string | undefined): ResponseSets {
-  const cached = set.byResponseModel.get(responseModel);
-  if (cached) return cached;
-  const base: Attributes = { ...set.attributes };
-  if (responseModel !== undefined) base[genAiAttributes.responseModel] = responseModel;
-  const sets: ResponseSets = {
-    completed: base,
-    input: { ...base, [genAiAttributes.tokenType]: 'input' },
-    output: { ...base, [genAiAttributes.tokenType]: 'output' },
-    byErrorType: new Map(),
+/** A request set from its key (`requestSet`): an empty part is an attribute not known. */
+function requestSetOf(key: string): MetricSet {
+  const [operation, provider, requestModel, serverAddress] = key.split(separator);
+  const attributes: Attributes = {};
+  if (operation) attributes[genAiAttributes.operationName] = operation;
+  if (provider) attributes[genAiAttributes.providerName] = provider;
+  if (requestModel) attributes[genAiAttributes.requestModel] = requestModel;
+  if (serverAddress) attributes[genAiAttributes.serverAddress] = serverAddress;
+  return {
+    key,
+    attributes,
+    withResponseModel: remembered((responseModel) => responseSetsOf(attributes, responseModel), rememberedSets),
   };
-  if (set.byResponseModel.size < maxCachedSets) set.byResponseModel.set(responseModel, sets);
-  return sets;
 }
 
-function errorSet(sets: ResponseSets, errorType: string): Attributes {
-  let attributes = sets.byErrorType.get(errorType);
-  if (!attributes) {
-    attributes = { ...sets.completed, [genAiAttributes.errorType]: errorType };
-    if (sets.byErrorType.size < maxCachedSets) sets.byErrorType.set(errorType, attributes);
-  }
-  return attributes;
+/** The sets of a request set with the answer's model: for the duration, for each token type, and with an error. */
+function responseSetsOf(request: Attributes, responseModel: string): ResponseSets {
+  const completed: Attributes = { ...request };
+  if (responseModel !== '') completed[genAiAttributes.responseModel] = responseModel;
+  return {
+    completed,
+    input: { ...completed, [genAiAttributes.tokenType]: 'input' },
+    output: { ...completed, [genAiAttributes.tokenType]: 'output' },
+    withErrorType: remembered(
+      (errorType): Attributes => ({ ...completed, [genAiAttributes.errorType]: errorType }),
+      rememberedSets,
+    ),
+  };
 }

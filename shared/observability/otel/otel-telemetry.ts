@@ -11,6 +11,7 @@ import {
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { remembered } from '../../cache/remembered.ts';
 import type { TelemetrySettings } from '../../config/telemetry-config.ts';
 import type { RequestTrace, RoutedRequest, SettledRequest, TelemetryPort } from '../request-trace.ts';
 import { GatewayMetrics, type MetricSet } from './gateway-metrics.ts';
@@ -34,7 +35,6 @@ interface UpstreamAddress {
   hostname: string;
   port: number;
 }
-const maxCachedAddresses = 1024;
 
 /**
  * The telemetry port on the OpenTelemetry SDK: a server span per request and a client span per upstream call in the
@@ -64,18 +64,11 @@ export function createOtelTelemetry(settings: TelemetrySettings, version: string
   const tracer = tracerProvider.getTracer('model-gateway', version);
   const meter = meterProvider.getMeter('model-gateway', version);
   const metrics = new GatewayMetrics(meter);
-  const addresses = new Map<string, UpstreamAddress>();
-  const addressOf = (url: string): UpstreamAddress => {
-    const cached = addresses.get(url);
-    if (cached) return cached;
+  const addressOf = remembered((url): UpstreamAddress => {
     const parsed = new URL(url);
-    const address = {
-      hostname: parsed.hostname,
-      port: parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port),
-    };
-    if (addresses.size < maxCachedAddresses) addresses.set(url, address);
-    return address;
-  };
+    const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
+    return { hostname: parsed.hostname, port };
+  }, 1_000);
 
   return {
     startRequest(start) {

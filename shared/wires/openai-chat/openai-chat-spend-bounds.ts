@@ -1,3 +1,4 @@
+import { remembered } from '../../cache/remembered.ts';
 import { cappedAt, serverToolRefused, toolTypeOf } from '../spend-bounds.ts';
 import type { ChatRequest } from './openai-chat-request.ts';
 
@@ -40,27 +41,17 @@ export function assertChatCostBounded(request: ChatRequest): void {
 
 const capFields = ['max_completion_tokens', 'max_tokens'] as const;
 
-/** Whether each base URL seen reads `max_completion_tokens` (below). */
-const readsMaxCompletionTokensByBase = new Map<string, boolean>();
-
 /**
  * OpenAI's own API (and Azure OpenAI) reads `max_completion_tokens` on every model and refuses `max_tokens` on its
  * reasoning models (o-series, gpt-5). Compatible engines read `max_tokens`, and many read no other: Ollama, LM
  * Studio, DeepSeek- and GLM-type APIs and the alpha route of spec §4.2 ignore `max_completion_tokens`, which would
- * leave the answer unbounded (https://docs.ollama.com/api/openai-compatibility).
+ * leave the answer unbounded (https://docs.ollama.com/api/openai-compatibility). Remembered per base URL: a
+ * connection's few, asked on every request (a URL parse was about a tenth of building the upstream request).
  */
-function readsMaxCompletionTokens(baseUrl: string): boolean {
-  let reads = readsMaxCompletionTokensByBase.get(baseUrl);
-  if (reads === undefined) {
-    const host = new URL(baseUrl).hostname.toLowerCase();
-    reads = host === 'api.openai.com' || host.endsWith('.openai.azure.com');
-    // A connection's base URL is the key: a few of them, asked on every request (a URL parse was about a tenth
-    // of building the upstream request). Cleared when full, so a host that sees many is bounded all the same.
-    if (readsMaxCompletionTokensByBase.size >= 256) readsMaxCompletionTokensByBase.clear();
-    readsMaxCompletionTokensByBase.set(baseUrl, reads);
-  }
-  return reads;
-}
+const readsMaxCompletionTokens = remembered((baseUrl) => {
+  const host = new URL(baseUrl).hostname.toLowerCase();
+  return host === 'api.openai.com' || host.endsWith('.openai.azure.com');
+}, 256);
 
 const stated = (value: unknown) => value !== undefined && value !== null;
 
