@@ -92,8 +92,7 @@ export class FlatLineLogger extends Logger {
     }
     for (const name in fields) {
       const value = fields[name];
-      // Powertools drops empty values (undefined, null, '') from the line.
-      if (value === undefined || value === null || value === '') continue;
+      if (!isPrinted(value)) continue;
       line += `,${JSON.stringify(name)}:${JSON.stringify(value)}`;
     }
     (this as unknown as { console: Console }).console.info(`${line}}`);
@@ -121,6 +120,7 @@ export class FlatLineLogger extends Logger {
   }
 }
 
+/** Powertools drops empty values (undefined, null, '') from a line (`LogItem.removeEmptyKeys`). */
 const isPrinted = (value: unknown) => value !== undefined && value !== null && value !== '';
 
 const hasKeys = (keys: object | undefined) => keys !== undefined && Object.keys(keys).length > 0;

@@ -8,9 +8,9 @@ import { GatewayError } from './admin-client.ts';
  *
  * Its closing is reported once, as soon as it is known: on Escape, from the `cancel` event, which the browser fires
  * at once (the `close` event comes later, in a task of its own); the dialog is closed there first, which returns
- * focus to the opener. Otherwise a quick Escape then Enter on the control
- * that opened it reopened the form and the late `close` then shut it again; and a `close` reaching a dialog already
- * taken down (saved, or cancelled with the button) is not reported at all.
+ * focus to the opener. Otherwise a quick Escape then Enter on the control that opened it reopened the form and the
+ * late `close` then shut it again. A `close` reaching a dialog already taken down (saved, or cancelled with the
+ * button) is not reported at all.
  */
 export function Dialog(props: { title: string; onClose: () => void; children: ComponentChildren }) {
   const ref = useRef<HTMLDialogElement>(null);
