@@ -40,6 +40,10 @@ export async function captureScreen(page: Page, name: string): Promise<{ overflo
   await page.screenshot({ path: join(artifacts, `console-${name}-1440.png`), fullPage: true });
   const problems = await accessibilityProblems(page);
   await page.setViewportSize(phone);
+  // What the screen says, in the shot: an alert below the fold of a dialog (which scrolls inside itself, so a
+  // full-page shot shows only its top on a phone) is brought into view, as the control that raised it would be.
+  const alert = page.getByRole('alert').first();
+  if ((await alert.count()) > 0) await alert.scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(artifacts, `console-${name}-390.png`), fullPage: true });
   const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
   problems.push(...(await accessibilityProblems(page)));
