@@ -25,6 +25,8 @@ const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: options } = parseArgs({
   options: {
     requests: { type: 'string', default: '2000' },
+    // Requests sent before each measured phase, so the JIT and the caches are warm when it starts.
+    warmup: { type: 'string', default: '500' },
     profiles: { type: 'string' },
     // The CPU figures alone, without the profiled phases: quicker, for comparing two versions turn by turn.
     'cpu-only': { type: 'boolean', default: false },
@@ -81,7 +83,7 @@ try {
   for (const stream of [false, true]) {
     const kind = stream ? 'stream' : 'plain';
     const body = chatBody(target.model(benchModels.instant), stream);
-    await sendAll(body, Math.min(500, requests));
+    await sendAll(body, Number(options.warmup));
     const loadAtStart = loadavg()[0]?.toFixed(2);
     const threadsBefore = await gateway.child.call<Record<string, number>>('threadCpu');
     const before = await gateway.child.call<NodeJS.CpuUsage>('cpuUsage');
