@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { closeSync, openSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /**
  * Every side of the benchmark (upstream, this gateway, the peer) runs in a process of its own, so that each
@@ -86,6 +88,16 @@ export async function startTypeScriptChild<Ready>(
       stop: () => stopChild(child),
     },
   };
+}
+
+/** The instant upstream (bench/upstream-process.ts) in a process of its own, its output in `logDirectory`. */
+export function startUpstreamProcess(logDirectory: string): Promise<{ child: BenchChild; ready: { url: string } }> {
+  return startTypeScriptChild<{ url: string }>({
+    name: 'instant upstream',
+    args: [join(dirname(fileURLToPath(import.meta.url)), 'upstream-process.ts')],
+    env: process.env,
+    logFile: join(logDirectory, 'upstream.log'),
+  });
 }
 
 /** Starts a plain program and waits until `isReady` says it answers. */

@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { plan } from './bench-plan.ts';
-import { type BenchChild, startTypeScriptChild } from './child-process.ts';
+import { type BenchChild, startTypeScriptChild, startUpstreamProcess } from './child-process.ts';
 import type { GatewayReady } from './gateway-process.ts';
 import { chatBody, exchange, type Target } from './http-probe.ts';
 import { benchModels } from './instant-upstream.ts';
@@ -50,12 +50,7 @@ const logs = await mkdtemp(join(tmpdir(), 'gateway-compare-logs-'));
 const load = () => loadavg()[0]?.toFixed(2) ?? '?';
 const out = (text = '') => process.stdout.write(`${text}\n`);
 
-const upstream = await startTypeScriptChild<{ url: string }>({
-  name: 'instant upstream',
-  args: [join(projectRoot, 'bench', 'upstream-process.ts')],
-  env: process.env,
-  logFile: join(logs, 'upstream.log'),
-});
+const upstream = await startUpstreamProcess(logs);
 
 interface Side {
   name: string;

@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { plan } from './bench-plan.ts';
-import { startTypeScriptChild } from './child-process.ts';
+import { startTypeScriptChild, startUpstreamProcess } from './child-process.ts';
 import type { GatewayReady } from './gateway-process.ts';
 import { measureClientStreams } from './measure-client-streams.ts';
 
@@ -19,12 +19,7 @@ const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: options } = parseArgs({ options: { rounds: { type: 'string', default: '5' } } });
 const rounds = Number(options.rounds);
 const logs = await mkdtemp(join(tmpdir(), 'gateway-dispatch-logs-'));
-const upstream = await startTypeScriptChild<{ url: string }>({
-  name: 'instant upstream',
-  args: [join(projectRoot, 'bench', 'upstream-process.ts')],
-  env: process.env,
-  logFile: join(logs, 'upstream.log'),
-});
+const upstream = await startUpstreamProcess(logs);
 const gateway = await startTypeScriptChild<GatewayReady>({
   name: 'this gateway',
   args: [join(projectRoot, 'bench', 'gateway-process.ts')],

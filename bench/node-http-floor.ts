@@ -4,7 +4,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type BenchChild, startTypeScriptChild } from './child-process.ts';
+import { type BenchChild, startTypeScriptChild, startUpstreamProcess } from './child-process.ts';
 import type { GatewayReady } from './gateway-process.ts';
 import { chatBody, exchange, type Target } from './http-probe.ts';
 import { benchModels } from './instant-upstream.ts';
@@ -32,12 +32,7 @@ const rounds = Number(options.rounds);
 const perRound = Number(options.requests);
 const logs = await mkdtemp(join(tmpdir(), 'node-http-floor-'));
 
-const upstream = await startTypeScriptChild<{ url: string }>({
-  name: 'instant upstream',
-  args: [join(projectRoot, 'bench', 'upstream-process.ts')],
-  env: process.env,
-  logFile: join(logs, 'upstream.log'),
-});
+const upstream = await startUpstreamProcess(logs);
 const childEnv = { ...process.env, BENCH_UPSTREAM_URL: upstream.ready.url };
 const floor = await startTypeScriptChild<{ url: string }>({
   name: 'bare Node proxy',

@@ -4,7 +4,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startTypeScriptChild } from './child-process.ts';
+import { startTypeScriptChild, startUpstreamProcess } from './child-process.ts';
 import { type CpuProfile, describeProfile, summarizeProfile } from './cpu-profile.ts';
 import type { GatewayReady } from './gateway-process.ts';
 import { chatBody, exchange, type Target } from './http-probe.ts';
@@ -39,12 +39,7 @@ const profileFolder = resolve(options.profiles ?? (await mkdtemp(join(tmpdir(), 
 await mkdir(profileFolder, { recursive: true });
 const logs = await mkdtemp(join(tmpdir(), 'gateway-profile-logs-'));
 
-const upstream = await startTypeScriptChild<{ url: string }>({
-  name: 'instant upstream',
-  args: [join(projectRoot, 'bench', 'upstream-process.ts')],
-  env: process.env,
-  logFile: join(logs, 'upstream.log'),
-});
+const upstream = await startUpstreamProcess(logs);
 const gateway = await startTypeScriptChild<GatewayReady>({
   name: 'this gateway',
   // Node's own flags for the gateway process, to try one (`BENCH_NODE_OPTIONS='--max-semi-space-size=32'`).

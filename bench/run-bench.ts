@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { plan } from './bench-plan.ts';
 import type { BenchChild } from './child-process.ts';
-import { startTypeScriptChild } from './child-process.ts';
+import { startTypeScriptChild, startUpstreamProcess } from './child-process.ts';
 import { describeWriteUnits, type WriteUnitFigures } from './dynamodb-write-units.ts';
 import type { GatewayReady } from './gateway-process.ts';
 import type { Target } from './http-probe.ts';
@@ -161,12 +161,7 @@ const stopChildren = () => Promise.allSettled(children.map((child) => child.stop
 process.once('exit', () => {
   for (const child of children) child.process.kill('SIGKILL');
 });
-const upstream = await startTypeScriptChild<{ url: string }>({
-  name: 'instant upstream',
-  args: [join(projectRoot, 'bench', 'upstream-process.ts')],
-  env: process.env,
-  logFile: join(logs, 'upstream.log'),
-});
+const upstream = await startUpstreamProcess(logs);
 children.push(upstream.child);
 const startGateway = async (engine: 'sqlite' | 'dynamodb') => {
   const started = await startTypeScriptChild<GatewayReady>({

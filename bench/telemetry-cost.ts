@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { type BenchChild, startTypeScriptChild } from './child-process.ts';
+import { type BenchChild, startTypeScriptChild, startUpstreamProcess } from './child-process.ts';
 import type { GatewayReady } from './gateway-process.ts';
 import { measureThroughput } from './measure-throughput.ts';
 import { percentile } from './statistics.ts';
@@ -123,12 +123,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const { tmpdir } = await import('node:os');
   const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
   const logDirectory = await mkdtemp(join(tmpdir(), 'telemetry-cost-'));
-  const upstream = await startTypeScriptChild<{ url: string }>({
-    name: 'instant upstream',
-    args: [join(projectRoot, 'bench', 'upstream-process.ts')],
-    env: process.env,
-    logFile: join(logDirectory, 'upstream.log'),
-  });
+  const upstream = await startUpstreamProcess(logDirectory);
   try {
     const figures = await measureTelemetryCost({ projectRoot, upstreamUrl: upstream.ready.url, logDirectory });
     process.stdout.write(`${formatTelemetryCost(figures)}\n`);
