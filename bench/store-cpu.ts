@@ -2,15 +2,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { openLocalStore } from '../infra/local/open-local-store.ts';
 import { issueKey } from '../shared/auth/key-issuance.ts';
+import { parseGatewayConfig } from '../shared/config/gateway-config.ts';
 import { newId } from '../shared/store/ids.ts';
-import { openSqliteStore } from '../shared/store/sqlite/sqlite-store.ts';
 import type { RunningRecord } from '../shared/store/usage-records.ts';
 
 /**
  * `npx tsx bench/store-cpu.ts [--warmup N] [--requests N]`: the CPU of the store's part of one request on the
- * SQLite engine `npm start` runs (a file in WAL mode, `synchronous = NORMAL`, its checkpoints in a worker thread
- * every 200 ms as the local host has them): the admission (checks, counters, lease and running record, one commit)
+ * SQLite engine, opened as `npm start` opens it (infra/local/open-local-store.ts: a file in WAL mode, its
+ * checkpoints in a worker thread): the admission (checks, counters, lease and running record, one commit)
  * and the settlement (lease, day's charge and the closed record, one commit), one request after the other as one
  * client sends them. In this process, with no HTTP around it: every thread's CPU (`process.cpuUsage`) over the
  * requests, so it is the floor the engine sets under a request's CPU (docs/performance.md).
@@ -22,11 +23,17 @@ const { values: options } = parseArgs({
   },
 });
 const folder = await mkdtemp(join(tmpdir(), 'store-cpu-'));
-const store = openSqliteStore({
-  path: join(folder, 'gateway.sqlite'),
-  synchronous: 'normal',
-  checkpointIntervalMs: 200,
-});
+// Opened as `npm start` opens it (its `synchronous`, its checkpoint thread's interval), on the SQLite engine.
+const local = await openLocalStore(
+  parseGatewayConfig({
+    AWS_REGION: 'local',
+    GATEWAY_STORE: 'sqlite',
+    GATEWAY_SECRET_STORE: 'file',
+    GATEWAY_SECRET_FILE: join(folder, 'secrets.json'),
+  }),
+  folder,
+);
+const { store } = local;
 const startedAt = new Date('2026-11-27T10:00:00.000Z');
 const member = await store.members.create({ name: 'bench', role: 'member', policy: { dailyTokens: 1e12 } }, startedAt);
 const key = await issueKey(
@@ -95,5 +102,5 @@ process.stdout.write(
   `SQLite store, one admission and one settlement: ${((used.user + used.system) / requests).toFixed(0)} µs of CPU ` +
     `per request (${requests} requests); load average ${loadAtStart} → ${loadavg()[0]?.toFixed(2)}\n`,
 );
-await store.close();
+await local.close();
 await rm(folder, { recursive: true, force: true });
